@@ -1,0 +1,265 @@
+//! Expand: the code `#[tool]` and `#[schema]` generate.
+//!
+//! For a tool function `f`, next to the unchanged function:
+//! - a type-namespace twin `struct f {}` implementing `RegisteredTool`, so
+//!   `ServerBuilder::tool::<f>()` can name it;
+//! - inside `const _: () = { ... }`: the hidden arguments struct (serde +
+//!   schemars derives through the runtime's re-exports), the erased handler,
+//!   the schema builders, and the static `ToolDef` in the link-time slice.
+
+mod items;
+
+pub use items::{prompt, resource};
+
+use crate::model::{ParamKind, Tool};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+pub(crate) fn opt_str(value: &Option<String>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+pub(crate) fn opt_bool(value: Option<bool>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+pub fn tool(tool: &Tool) -> TokenStream {
+    let func = &tool.func;
+    let fn_ident = &func.sig.ident;
+    let vis = &func.vis;
+    let name = &tool.name;
+    let fn_name = fn_ident.to_string();
+    let title = opt_str(&tool.title);
+    let description = opt_str(&tool.description);
+    let (ro, de, id, ow) = (
+        opt_bool(tool.attr.read_only),
+        opt_bool(tool.attr.destructive),
+        opt_bool(tool.attr.idempotent),
+        opt_bool(tool.attr.open_world),
+    );
+    let keep_defs = tool.attr.keep_defs;
+    let output = &tool.output;
+
+    let mut fields = Vec::new();
+    let mut specs = Vec::new();
+    let mut checks = Vec::new();
+    let mut arg_idents = Vec::new();
+    for (p, wire, has_default, attrs) in tool.arguments() {
+        let (ident, ty) = (&p.ident, &p.ty);
+        fields.push(quote!(#(#attrs)* #ident: #ty));
+        specs.push(quote! {
+            ::mcp_runtime::__private::ArgSpec {
+                name: #wire,
+                probe: ::mcp_runtime::__private::probe::<#ty>,
+                has_default: #has_default,
+            }
+        });
+        checks.push(quote_spanned! {ty.span()=>
+            const _: () = ::mcp_runtime::__private::assert_argument::<#ty>();
+        });
+        arg_idents.push(ident);
+    }
+    let extract = tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Extractor)).map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        quote_spanned! {ty.span()=>
+            let #ident = match <#ty as ::mcp_runtime::__private::FromContext>::from_context(&__mcp_ctx) {
+                ::core::result::Result::Ok(v) => v,
+                ::core::result::Result::Err(e) => return ::mcp_runtime::__private::ready(::core::result::Result::Err(e)),
+            };
+        }
+    });
+    let call_args = tool.params.iter().map(|p| &p.ident);
+    let invoke = if tool.is_async {
+        quote!(#fn_ident(#(#call_args),*).await)
+    } else {
+        quote!(#fn_ident(#(#call_args),*))
+    };
+    let output_check = quote_spanned! {output.span()=>
+        fn __mcp_output_schema() -> ::core::option::Option<::mcp_runtime::__private::serde_json::Value> {
+            <#output as ::mcp_runtime::__private::IntoToolResult>::output_schema(#keep_defs)
+        }
+    };
+    let twin_doc = format!("The registered MCP tool `{name}` (see the function `{fn_name}`).");
+    let requires = &tool.attr.requires;
+    let (args_struct, destructure) = match tool.whole() {
+        Some(w) => {
+            let (ident, ty) = (&w.ident, &w.ty);
+            checks.push(quote_spanned! {ty.span()=>
+                const _: () = ::mcp_runtime::__private::assert_argument::<#ty>();
+            });
+            (quote!(type __McpArgs = #ty;), quote!(let #ident))
+        }
+        None => (
+            quote! {
+                #[derive(::mcp_runtime::__private::serde::Deserialize, ::mcp_runtime::__private::schemars::JsonSchema)]
+                #[serde(crate = "::mcp_runtime::__private::serde", deny_unknown_fields)]
+                #[schemars(crate = "::mcp_runtime::__private::schemars")]
+                #[allow(non_camel_case_types, non_snake_case)]
+                struct __McpArgs {
+                    #(#fields,)*
+                }
+            },
+            quote!(let __McpArgs { #(#arg_idents,)* }),
+        ),
+    };
+
+    quote! {
+        // A tool's parameters are its schema: many of them is normal.
+        #[allow(clippy::too_many_arguments)]
+        #func
+
+        #[allow(non_camel_case_types)]
+        #[doc = #twin_doc]
+        #vis struct #fn_ident {}
+
+        const _: () = {
+            #(#checks)*
+
+            #args_struct
+
+            #[allow(non_snake_case)]
+            fn __mcp_call(
+                __mcp_args: ::core::option::Option<&::mcp_runtime::__private::RawValue>,
+                __mcp_ctx: ::mcp_runtime::__private::Context,
+            ) -> ::mcp_runtime::__private::ToolFuture {
+                #destructure = match ::mcp_runtime::__private::decode_arguments::<__McpArgs>(
+                    #name,
+                    __mcp_args,
+                    &[#(#specs),*],
+                ) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => {
+                        return ::mcp_runtime::__private::ready(::core::result::Result::Ok(
+                            ::mcp_runtime::__private::Outcome::Complete(*e),
+                        ))
+                    }
+                };
+                #(#extract)*
+                let _ = &__mcp_ctx;
+                ::std::boxed::Box::pin(async move {
+                    ::mcp_runtime::__private::IntoToolResult::into_tool_result(#invoke)
+                })
+            }
+
+            fn __mcp_input_schema() -> ::mcp_runtime::__private::serde_json::Value {
+                ::mcp_runtime::__private::input_schema_for::<__McpArgs>(#keep_defs)
+            }
+
+            #output_check
+
+            #[::mcp_runtime::__private::linkme::distributed_slice(::mcp_runtime::__private::TOOLS)]
+            #[linkme(crate = ::mcp_runtime::__private::linkme)]
+            static __MCP_TOOL: ::mcp_runtime::__private::ToolDef = ::mcp_runtime::__private::ToolDef {
+                name: #name,
+                title: #title,
+                description: #description,
+                hints: ::mcp_runtime::__private::AnnotationHints {
+                    read_only: #ro,
+                    destructive: #de,
+                    idempotent: #id,
+                    open_world: #ow,
+                },
+                input_schema: __mcp_input_schema,
+                output_schema: __mcp_output_schema,
+                call: __mcp_call,
+                requires: &[#(#requires),*],
+                location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
+            };
+
+            impl ::mcp_runtime::__private::RegisteredTool for #fn_ident {
+                const DEF: &'static ::mcp_runtime::__private::ToolDef = &__MCP_TOOL;
+            }
+        };
+    }
+}
+
+pub fn schema(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(attr.span(), "#[schema] takes no arguments"));
+    }
+    let item: syn::DeriveInput =
+        syn::parse2(item).map_err(|e| syn::Error::new(e.span(), "#[schema] applies to a struct or an enum"))?;
+    Ok(quote! {
+        #[derive(
+            ::mcp_runtime::serde::Serialize,
+            ::mcp_runtime::serde::Deserialize,
+            ::mcp_runtime::schemars::JsonSchema
+        )]
+        #[serde(crate = "::mcp_runtime::serde")]
+        #[schemars(crate = "::mcp_runtime::schemars")]
+        #item
+    })
+}
+
+pub fn form(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    if !attr.is_empty() {
+        return Err(syn::Error::new(attr.span(), "#[form] takes no arguments"));
+    }
+    let input: syn::DeriveInput = syn::parse2(item).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "#[form] applies to a struct with named fields or a unit-only enum",
+        )
+    })?;
+    let ident = &input.ident;
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new(
+            input.generics.span(),
+            "#[form] types cannot be generic",
+        ));
+    }
+    let derives = quote! {
+        #[derive(
+            ::mcp_runtime::serde::Serialize,
+            ::mcp_runtime::serde::Deserialize,
+            ::mcp_runtime::schemars::JsonSchema
+        )]
+        #[serde(crate = "::mcp_runtime::serde")]
+        #[schemars(crate = "::mcp_runtime::schemars")]
+    };
+    let impls = match &input.data {
+        syn::Data::Struct(s) => {
+            let syn::Fields::Named(fields) = &s.fields else {
+                return Err(syn::Error::new(s.fields.span(), "#[form] structs need named fields"));
+            };
+            let checks = fields.named.iter().map(|f| {
+                let ty = &f.ty;
+                quote_spanned! {ty.span()=> const _: () = ::mcp_runtime::__private::assert_field::<#ty>(); }
+            });
+            quote! {
+                const _: () = { #(#checks)* };
+                impl ::mcp_runtime::__private::ElicitForm for #ident {}
+            }
+        }
+        syn::Data::Enum(e) => {
+            if let Some(v) = e.variants.iter().find(|v| !matches!(v.fields, syn::Fields::Unit)) {
+                return Err(syn::Error::new(
+                    v.span(),
+                    "#[form] enums are selects: every variant must be a unit variant",
+                ));
+            }
+            quote! {
+                impl ::mcp_runtime::__private::FormField for #ident {}
+                impl ::mcp_runtime::__private::FormEnum for #ident {}
+            }
+        }
+        syn::Data::Union(u) => {
+            return Err(syn::Error::new(
+                u.union_token.span(),
+                "#[form] does not apply to unions",
+            ))
+        }
+    };
+    Ok(quote! {
+        #derives
+        #input
+        #impls
+    })
+}

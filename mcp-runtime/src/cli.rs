@@ -1,0 +1,151 @@
+//! The command line every server binary shares:
+//!
+//! ```text
+//! server            serve stdio (the default)
+//! server --stdio    serve stdio
+//! server --http 127.0.0.1:3000   serve Streamable HTTP at http://127.0.0.1:3000/mcp
+//! server --help     print usage
+//! ```
+
+use crate::protocol::Implementation;
+use crate::server::{Server, ServerBuilder};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// What the command line asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Serve stdio.
+    Stdio,
+    /// Serve Streamable HTTP on this address.
+    Http(String),
+    /// Print usage.
+    Help,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
+    let mut args = args.into_iter();
+    let command = match args.next().as_deref() {
+        None | Some("--stdio") => Command::Stdio,
+        Some("--help") | Some("-h") => Command::Help,
+        Some("--http") => match args.next() {
+            Some(addr) => Command::Http(addr),
+            None => return Err("--http needs an address, for example --http 127.0.0.1:3000".into()),
+        },
+        Some(other) => return Err(format!("unknown argument {other:?}")),
+    };
+    match args.next() {
+        Some(extra) => Err(format!("unexpected argument {extra:?}")),
+        None => Ok(command),
+    }
+}
+
+fn usage(name: &str) -> String {
+    format!(
+        "{name}: an MCP server\n\n\
+         usage:\n  {name}                      serve MCP over stdio (the default)\n  \
+         {name} --stdio              serve MCP over stdio\n  \
+         {name} --http ADDR          serve Streamable HTTP at http://ADDR/mcp (e.g. --http 127.0.0.1:3000)\n  \
+         {name} --help               print this help\n\n\
+         Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n"
+    )
+}
+
+/// Sends `tracing` output to stderr (never stdout), filtered by `RUST_LOG`
+/// (default `info`). Does nothing if a subscriber is already set.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(filter)
+        .try_init();
+}
+
+fn banner(server: &Server) -> String {
+    let info = &server.config().info;
+    let tools = server.tool_names();
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| info.name.clone());
+    format!(
+        "{name} {version}: MCP server on stdio, serving {n} tool(s): {list}\n\
+         This terminal is now its client: it reads JSON-RPC messages, one per line (Ctrl-D quits).\n\
+         To connect a host, add to its mcpServers config:\n  \
+         {{\"mcpServers\": {{\"{name}\": {{\"command\": \"{exe}\"}}}}}}\n\
+         To serve Streamable HTTP instead: {exe} --http 127.0.0.1:3000\n",
+        name = info.name,
+        version = info.version,
+        n = tools.len(),
+        list = tools.join(", "),
+    )
+}
+
+/// Runs a server binary: parses the command line, sets up logging to stderr,
+/// builds the server from the registry (after `configure`), and serves.
+/// Used by [`crate::main!`].
+pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> ExitCode {
+    let name = info.name.clone();
+    let command = match parse_args(std::env::args().skip(1)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{}", usage(&name));
+            return ExitCode::from(2);
+        }
+    };
+    if command == Command::Help {
+        print!("{}", usage(&name));
+        return ExitCode::SUCCESS;
+    }
+    init_logging();
+    let server = match configure(Server::builder().info(info)).try_build() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot start the MCP server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(serve(server, command));
+    // Handlers still running past the transport's end are not waited for.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Serves `server` as `command` says, until the transport ends.
+pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
+    match command {
+        Command::Stdio | Command::Help => {
+            if std::io::stdin().is_terminal() {
+                eprint!("{}", banner(&server));
+            }
+            tracing::debug!("serving stdio");
+            crate::transport::stdio::serve(server).await
+        }
+        Command::Http(addr) => {
+            let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, Default::default()).await?;
+            let local = http.local_addr()?;
+            let info = &server.config().info;
+            eprintln!(
+                "{} {}: MCP server on Streamable HTTP at http://{local}/mcp (Ctrl-C stops it)\n\
+                 Point a host at that URL, for example: {{\"mcpServers\": {{\"{}\": {{\"url\": \"http://{local}/mcp\"}}}}}}",
+                info.name, info.version, info.name
+            );
+            http.serve().await
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! `completion/complete`: candidates for a prompt argument or a resource
+//! template variable, from a `#[complete(with = f)]` function or from the
+//! values the parameter's type enumerates (enums complete by themselves).
+
+use crate::error::McpError;
+use crate::resources::Completer;
+use crate::server::Router;
+use serde::{Deserialize, Serialize};
+
+/// At most this many values are returned (the spec's limit).
+pub const MAX_VALUES: usize = 100;
+
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Reference {
+    #[serde(rename = "ref/prompt")]
+    Prompt { name: String },
+    #[serde(rename = "ref/resource")]
+    Resource { uri: String },
+}
+
+#[derive(Deserialize)]
+struct Argument {
+    name: String,
+    value: String,
+}
+
+#[derive(Deserialize, Default)]
+struct CompletionContext {
+    #[serde(default)]
+    arguments: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The params of `completion/complete`.
+#[derive(Deserialize)]
+pub(crate) struct CompleteParams {
+    #[serde(rename = "ref")]
+    reference: Reference,
+    argument: Argument,
+    #[serde(default)]
+    context: Option<CompletionContext>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Completion {
+    values: Vec<String>,
+    total: usize,
+    has_more: bool,
+}
+
+/// The result of `completion/complete` (without `_meta`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CompleteResult {
+    result_type: &'static str,
+    completion: Completion,
+}
+
+/// Whether anything the router serves completes.
+pub(crate) fn anything_completes(router: &Router) -> bool {
+    router
+        .prompts
+        .iter()
+        .flat_map(|p| &p.completers)
+        .chain(router.templates.iter().flat_map(|t| &t.completers))
+        .any(Completer::completes)
+}
+
+/// `completion/complete`.
+pub(crate) fn complete(router: &Router, params: CompleteParams) -> Result<CompleteResult, McpError> {
+    let completers: &[Completer] = match &params.reference {
+        Reference::Prompt { name } => {
+            let i = router
+                .prompt_index
+                .get(name.as_str())
+                .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {name}")))?;
+            &router.prompts[*i].completers
+        }
+        Reference::Resource { uri } => {
+            &router
+                .templates
+                .iter()
+                .find(|t| &t.uri == uri)
+                .ok_or_else(|| McpError::invalid_params(format!("Unknown resource template: {uri}")))?
+                .completers
+        }
+    };
+    let arguments = params.context.map(|c| c.arguments).unwrap_or_default();
+    let prefix = params.argument.value.as_str();
+    let all: Vec<String> = match completers.iter().find(|c| c.name == params.argument.name) {
+        Some(Completer { custom: Some(f), .. }) => f(prefix, &arguments),
+        Some(c) => c.values.iter().filter(|v| v.starts_with(prefix)).cloned().collect(),
+        None => Vec::new(),
+    };
+    let total = all.len();
+    let values: Vec<String> = all.into_iter().take(MAX_VALUES).collect();
+    Ok(CompleteResult {
+        result_type: "complete",
+        completion: Completion {
+            has_more: total > values.len(),
+            values,
+            total,
+        },
+    })
+}

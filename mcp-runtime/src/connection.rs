@@ -1,0 +1,125 @@
+//! A message stream with one peer (a stdio process): requests run
+//! concurrently and are answered out of order; `notifications/cancelled`
+//! stops the matching handler and suppresses its response.
+//!
+//! Transports feed it raw messages and forward what it puts on the outbound
+//! channel; it is where stream-level bookkeeping lives, not routing.
+
+use crate::context::{Cancellation, Outbound};
+use crate::dispatch::{Reply, Scope};
+use crate::jsonrpc::{self, Message};
+use crate::protocol::RequestId;
+use crate::server::Server;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::task::{AbortHandle, JoinSet};
+
+type InFlight = Arc<Mutex<HashMap<RequestId, (Cancellation, AbortHandle, bool)>>>;
+
+/// One peer's message stream.
+pub struct Connection {
+    server: Server,
+    outbound: Outbound,
+    in_flight: InFlight,
+    tasks: JoinSet<()>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CancelledParams {
+    request_id: RequestId,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Connection {
+    /// A connection that writes every outgoing message to `outbound`.
+    pub fn new(server: Server, outbound: Outbound) -> Self {
+        Connection {
+            server,
+            outbound,
+            in_flight: Arc::default(),
+            tasks: JoinSet::new(),
+        }
+    }
+
+    /// Takes one incoming message (one line, without its newline).
+    pub fn receive(&mut self, bytes: &[u8]) {
+        while self.tasks.try_join_next().is_some() {}
+        match jsonrpc::parse(bytes) {
+            Err(rejected) => {
+                let _ = self
+                    .outbound
+                    .send(Reply::error(rejected.id.as_ref(), &rejected.error).body);
+            }
+            Ok(Message::Request(request)) => self.spawn(request),
+            Ok(Message::Notification(n)) => {
+                if n.method == "notifications/cancelled" {
+                    let params = crate::dispatch::parse_params::<CancelledParams>(n.params.as_deref());
+                    if let Ok(p) = params {
+                        if let Some((cancel, abort, _)) = lock(&self.in_flight).remove(&p.request_id) {
+                            cancel.cancel();
+                            abort.abort();
+                            tracing::debug!(id = %p.request_id, "request cancelled by the client");
+                        }
+                    }
+                } else {
+                    tracing::debug!(method = %n.method, "notification ignored");
+                }
+            }
+            Ok(Message::Response(r)) => {
+                tracing::debug!(id = %r.id, "response with no matching request ignored");
+            }
+        }
+    }
+
+    fn spawn(&mut self, request: jsonrpc::Request) {
+        let server = self.server.clone();
+        let outbound = self.outbound.clone();
+        let in_flight = self.in_flight.clone();
+        let cancel = Cancellation::new();
+        let id = request.id.clone();
+        let task_cancel = cancel.clone();
+        let long_lived = crate::dispatch::Method::parse(&request.method).is_some_and(|m| m.is_long_lived());
+        // The lock is held across the spawn so that the task's own removal
+        // cannot run before its entry is inserted.
+        let mut table = lock(&self.in_flight);
+        let abort = self.tasks.spawn(async move {
+            let scope = Scope {
+                headers: Default::default(),
+                outbound: Some(outbound.clone()),
+                cancel: task_cancel.clone(),
+                principal: None,
+            };
+            let reply = server.handle_request(&request, scope).await;
+            lock(&in_flight).remove(&request.id);
+            if !task_cancel.is_cancelled() {
+                let _ = outbound.send(reply.body);
+            }
+        });
+        table.insert(id, (cancel, abort, long_lived));
+    }
+
+    /// Ends the stream: closes subscription streams, then waits for every
+    /// other request still running to finish (and be answered).
+    pub async fn finish(mut self) {
+        for (cancel, abort, long_lived) in lock(&self.in_flight).values() {
+            if *long_lived {
+                cancel.cancel();
+                abort.abort();
+            }
+        }
+        while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+impl Connection {
+    /// Answers a message the transport itself had to reject (for example an
+    /// over-long line) with an error without an id.
+    pub fn receive_rejected(&mut self, error: &crate::McpError) {
+        let _ = self.outbound.send(Reply::error(None, error).body);
+    }
+}

@@ -1,0 +1,238 @@
+//! What a handler can learn about, and do within, the request it serves:
+//! the [`Context`] extractor and the pieces it is made of.
+
+use crate::error::McpError;
+use crate::jsonrpc;
+use crate::meta::RequestMeta;
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tokio::sync::{mpsc, Notify};
+
+/// Where a request's notifications go: the stdio writer, or the HTTP response
+/// stream of that request. Each item is one compact JSON-RPC message.
+pub type Outbound = mpsc::UnboundedSender<Vec<u8>>;
+
+/// Cooperative cancellation of one request.
+///
+/// Cancelled when the client sends `notifications/cancelled` (stdio) or closes
+/// the response stream (HTTP). The framework also drops the handler's future,
+/// so an `await` point is a cancellation point; long synchronous loops should
+/// poll [`Cancellation::is_cancelled`].
+#[derive(Debug, Clone, Default)]
+pub struct Cancellation {
+    inner: Arc<CancelInner>,
+}
+
+#[derive(Debug, Default)]
+struct CancelInner {
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl Cancellation {
+    /// A new, not yet cancelled token.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Marks the request cancelled and wakes every waiter.
+    pub fn cancel(&self) {
+        self.inner.cancelled.store(true, Ordering::SeqCst);
+        self.inner.notify.notify_waiters();
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Completes when the request is cancelled.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.inner.notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+pub(crate) struct RequestScope {
+    pub id: RequestId,
+    pub meta: RequestMeta,
+    pub cancel: Cancellation,
+    pub outbound: Option<Outbound>,
+    pub state: crate::state::StateMap,
+    pub server: crate::server::Server,
+    pub mrtr: Option<std::sync::Arc<crate::mrtr::MrtrScope>>,
+    pub principal: Option<String>,
+}
+
+/// The request a handler is serving: its metadata, the client's declared
+/// capabilities, cancellation, progress and logging.
+///
+/// Add a `Context` parameter to any `#[tool]` function; it never appears in
+/// the tool's input schema.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Counts to `n`, reporting progress.
+/// #[tool]
+/// async fn count(n: u32, ctx: Context) -> String {
+///     for i in 0..n {
+///         ctx.progress(i as f64, Some(n as f64), None);
+///     }
+///     format!("counted to {n} for {:?}", ctx.client_info().map(|c| &c.name))
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Clone)]
+pub struct Context {
+    pub(crate) scope: Arc<RequestScope>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("id", &self.scope.id)
+            .field("meta", &self.scope.meta)
+            .finish()
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressParams<'a> {
+    progress_token: &'a RequestId,
+    progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct LogParams<'a, T: Serialize> {
+    level: LoggingLevel,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logger: Option<&'a str>,
+    data: &'a T,
+}
+
+impl Context {
+    pub(crate) fn new(scope: RequestScope) -> Self {
+        Context { scope: Arc::new(scope) }
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.scope.id
+    }
+
+    /// The validated `_meta` of the request.
+    pub fn meta(&self) -> &RequestMeta {
+        &self.scope.meta
+    }
+
+    /// The protocol revision the request speaks.
+    pub fn protocol_version(&self) -> &str {
+        &self.scope.meta.protocol_version
+    }
+
+    /// The capabilities the client declared for this request.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.scope.meta.client_capabilities
+    }
+
+    /// The client's self-description, if it sent one. Self-reported: do not
+    /// base security decisions on it.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.scope.meta.client_info.as_ref()
+    }
+
+    /// The request's cancellation token.
+    pub fn cancellation(&self) -> &Cancellation {
+        &self.scope.cancel
+    }
+
+    /// Whether the client cancelled the request.
+    pub fn is_cancelled(&self) -> bool {
+        self.scope.cancel.is_cancelled()
+    }
+
+    /// Sends `notifications/progress` for this request, if the client asked
+    /// for progress (`_meta.progressToken`); does nothing otherwise.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let (Some(token), Some(out)) = (&self.scope.meta.progress_token, &self.scope.outbound) else {
+            return;
+        };
+        let params = ProgressParams {
+            progress_token: token,
+            progress,
+            total,
+            message,
+        };
+        let _ = out.send(jsonrpc::encode_notification("notifications/progress", &params));
+    }
+
+    /// Sends `notifications/message` for this request, if the client opted in
+    /// to logging at `level` or a less severe level; does nothing otherwise.
+    pub fn log<T: Serialize>(&self, level: LoggingLevel, logger: Option<&str>, data: &T) {
+        let (Some(min), Some(out)) = (self.scope.meta.log_level, &self.scope.outbound) else {
+            return;
+        };
+        if level < min {
+            return;
+        }
+        let params = LogParams { level, logger, data };
+        let _ = out.send(jsonrpc::encode_notification("notifications/message", &params));
+    }
+
+    /// The authenticated principal the transport vouched for, if any.
+    pub fn principal(&self) -> Option<&str> {
+        self.scope.principal.as_deref()
+    }
+
+    /// The server serving this request: to change what it serves at run time
+    /// ([`Server::add_tool`](crate::Server::add_tool) and friends) or to
+    /// announce resource updates.
+    pub fn server(&self) -> &crate::server::Server {
+        &self.scope.server
+    }
+
+    /// Shared application state registered with
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.scope.state.get::<T>()
+    }
+}
+
+/// A handler parameter the framework fills from the request rather than from
+/// the tool's arguments (in the style of axum's extractors).
+///
+/// Implemented for [`Context`], [`Cancellation`] and [`State<T>`](crate::State).
+/// Implement it for your own types, and mark such parameters `#[extract]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an extractor",
+    note = "parameters marked #[extract] (or named Context, Cancellation, State) must implement `FromContext`"
+)]
+pub trait FromContext: Sized {
+    /// Builds the value from the request context.
+    fn from_context(ctx: &Context) -> Result<Self, McpError>;
+}
+
+impl FromContext for Context {
+    fn from_context(ctx: &Context) -> Result<Self, McpError> {
+        Ok(ctx.clone())
+    }
+}
+
+impl FromContext for Cancellation {
+    fn from_context(ctx: &Context) -> Result<Self, McpError> {
+        Ok(ctx.scope.cancel.clone())
+    }
+}

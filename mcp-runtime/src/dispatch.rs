@@ -1,0 +1,342 @@
+//! The dispatcher: the one place a request is routed.
+//!
+//! It takes one classified request plus what the transport read outside the
+//! body, validates `_meta`, picks the handler from the method table, runs it
+//! (a panic becomes -32603), and encodes the one response, with `resultType`
+//! and `_meta.serverInfo` on every result. Transports never look inside.
+
+use crate::context::{Cancellation, Context, Outbound, RequestScope};
+use crate::error::McpError;
+use crate::headers::HeaderFacts;
+use crate::jsonrpc::{self, Request};
+use crate::meta::{self, RequestMeta};
+use crate::mrtr::seal::Binding;
+use crate::mrtr::{InputRequired, MrtrScope, Outcome};
+use crate::server::Server;
+use crate::{completion, discover, prompts, resources, subscriptions, tools};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+/// The encoded response to one request, and the HTTP status that goes with it.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// One compact JSON-RPC response message.
+    pub body: Vec<u8>,
+    /// 200 for a result; the error's status for an error.
+    pub status: u16,
+}
+
+impl Reply {
+    /// An error reply.
+    pub fn error(id: Option<&crate::protocol::RequestId>, error: &McpError) -> Self {
+        Reply {
+            body: jsonrpc::encode_error(id, error),
+            status: error.http_status(),
+        }
+    }
+}
+
+/// The methods of 2026-07-28 this server routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// `server/discover`
+    Discover,
+    /// `tools/list`
+    ToolsList,
+    /// `tools/call`
+    ToolsCall,
+    /// `resources/list`
+    ResourcesList,
+    /// `resources/templates/list`
+    ResourceTemplatesList,
+    /// `resources/read`
+    ResourcesRead,
+    /// `prompts/list`
+    PromptsList,
+    /// `prompts/get`
+    PromptsGet,
+    /// `completion/complete`
+    Complete,
+    /// `subscriptions/listen`
+    SubscriptionsListen,
+}
+
+impl Method {
+    /// Looks a method name up; `None` for unknown and removed methods.
+    pub fn parse(name: &str) -> Option<Method> {
+        Some(match name {
+            "server/discover" => Method::Discover,
+            "tools/list" => Method::ToolsList,
+            "tools/call" => Method::ToolsCall,
+            "resources/list" => Method::ResourcesList,
+            "resources/templates/list" => Method::ResourceTemplatesList,
+            "resources/read" => Method::ResourcesRead,
+            "prompts/list" => Method::PromptsList,
+            "prompts/get" => Method::PromptsGet,
+            "completion/complete" => Method::Complete,
+            "subscriptions/listen" => Method::SubscriptionsListen,
+            _ => return None,
+        })
+    }
+
+    /// Whether the request stays open to stream notifications.
+    pub fn is_long_lived(self) -> bool {
+        self == Method::SubscriptionsListen
+    }
+}
+
+/// Everything a handler's run needs besides the request itself.
+#[derive(Default)]
+pub struct Scope {
+    /// Header facts to compare with the body (none on stdio).
+    pub headers: HeaderFacts,
+    /// Where notifications for this request go, if anywhere.
+    pub outbound: Option<Outbound>,
+    /// The request's cancellation token.
+    pub cancel: Cancellation,
+    /// The authenticated principal, if the transport knows one.
+    pub principal: Option<String>,
+}
+
+/// The MRTR fields every round of a multi round-trip request may carry.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct RoundParams<'a> {
+    #[serde(borrow, default)]
+    input_responses: Option<&'a RawValue>,
+    #[serde(default)]
+    request_state: Option<String>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct RoutingHead {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    uri: Option<String>,
+}
+
+impl Server {
+    /// Handles one request end to end and returns its encoded response.
+    pub async fn handle_request(&self, request: &Request, scope: Scope) -> Reply {
+        match self.route(request, scope).await {
+            Ok(result) => Reply {
+                body: jsonrpc::encode_result_raw(&request.id, &result),
+                status: 200,
+            },
+            Err(e) => Reply::error(Some(&request.id), &e),
+        }
+    }
+
+    async fn route(&self, request: &Request, scope: Scope) -> Result<Vec<u8>, McpError> {
+        let params = request.params.as_deref();
+        let method_name = request.method.as_str();
+        let meta = meta::validate(params, &scope.headers, || {
+            let needs_name = matches!(method_name, "tools/call" | "prompts/get" | "resources/read");
+            let head: RoutingHead = if needs_name {
+                parse_params(params).unwrap_or_default()
+            } else {
+                RoutingHead::default()
+            };
+            let name = match method_name {
+                "resources/read" => head.uri.as_deref().or(Some("")),
+                "tools/call" | "prompts/get" => head.name.as_deref().or(Some("")),
+                _ => None,
+            };
+            scope.headers.check_routing(method_name, name)
+        })?;
+        let method = Method::parse(method_name).ok_or_else(|| McpError::method_not_found(method_name))?;
+        let router = self.router();
+        let offered = match method {
+            Method::Discover | Method::SubscriptionsListen => true,
+            Method::ToolsList | Method::ToolsCall => !router.tools.is_empty(),
+            Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
+                !router.resources.is_empty() || !router.templates.is_empty()
+            }
+            Method::PromptsList | Method::PromptsGet => !router.prompts.is_empty(),
+            Method::Complete => completion::anything_completes(&router),
+        };
+        if !offered {
+            return Err(McpError::method_not_found(method_name));
+        }
+        match method {
+            Method::Discover => Ok(self.finish(&discover::result(self, &router))),
+            Method::ToolsList => tools::serve::list(self, &router, params),
+            Method::ResourcesList => resources::serve::list(self, &router, params),
+            Method::ResourceTemplatesList => resources::serve::list_templates(self, &router, params),
+            Method::PromptsList => prompts::serve::list(self, &router, params),
+            Method::Complete => Ok(self.finish(&completion::complete(&router, parse_params(params)?)?)),
+            Method::ToolsCall => {
+                let call: tools::serve::CallParams<'_> = parse_params(params)?;
+                let headers = scope.headers.clone();
+                let (ctx, round) = self.open_round(request, meta, scope, method_name, call.name(), params)?;
+                let outcome = tools::serve::call(&router, &call, &headers, ctx).await?;
+                Ok(match outcome {
+                    Outcome::Complete(result) => self.finish_with_meta(result),
+                    Outcome::InputRequired(ir) => self.finish_input_required(&round.close(self, ir)?),
+                })
+            }
+            Method::ResourcesRead => {
+                let read: resources::serve::ReadParams = parse_params(params)?;
+                let (ctx, round) = self.open_round(request, meta, scope, method_name, &read.uri, params)?;
+                Ok(match resources::serve::read(&router, &read, ctx).await? {
+                    Outcome::Complete(result) => self.finish(&result),
+                    Outcome::InputRequired(ir) => self.finish_input_required(&round.close(self, ir)?),
+                })
+            }
+            Method::PromptsGet => {
+                let get: prompts::serve::GetParams = parse_params(params)?;
+                let name = get.name.clone();
+                let (ctx, round) = self.open_round(request, meta, scope, method_name, &name, params)?;
+                Ok(match prompts::serve::get(&router, get, ctx).await? {
+                    Outcome::Complete(result) => self.finish(&result),
+                    Outcome::InputRequired(ir) => self.finish_input_required(&round.close(self, ir)?),
+                })
+            }
+            Method::SubscriptionsListen => {
+                let listen = parse_params(params)?;
+                drop(router);
+                let ctx = self.context(request, meta, scope);
+                subscriptions::listen(self, listen, ctx).await
+            }
+        }
+    }
+
+    fn context(&self, request: &Request, meta: RequestMeta, scope: Scope) -> Context {
+        self.context_with(request, meta, scope, None)
+    }
+
+    fn context_with(
+        &self,
+        request: &Request,
+        meta: RequestMeta,
+        scope: Scope,
+        mrtr: Option<Arc<MrtrScope>>,
+    ) -> Context {
+        Context::new(RequestScope {
+            id: request.id.clone(),
+            meta,
+            cancel: scope.cancel,
+            outbound: scope.outbound,
+            state: self.inner.state.clone(),
+            server: self.clone(),
+            mrtr,
+            principal: scope.principal,
+        })
+    }
+
+    /// Verifies the round's `requestState` and builds the handler's context.
+    fn open_round(
+        &self,
+        request: &Request,
+        meta: RequestMeta,
+        scope: Scope,
+        method: &str,
+        name: &str,
+        params: Option<&RawValue>,
+    ) -> Result<(Context, Round), McpError> {
+        let p: RoundParams<'_> = parse_params(params)?;
+        let arguments: Option<serde_json::Value> = match p.arguments {
+            Some(raw) => serde_json::from_str(raw.get()).ok(),
+            None => None,
+        };
+        let round = Round {
+            method: method.to_owned(),
+            name: name.to_owned(),
+            arguments,
+            principal: scope.principal.clone(),
+            scope: Arc::new(MrtrScope::default()),
+        };
+        let opened = crate::mrtr::open_round(
+            &self.inner.sealer,
+            &round.binding(),
+            p.input_responses,
+            p.request_state.as_deref(),
+        )?;
+        let round = Round {
+            scope: Arc::new(opened),
+            ..round
+        };
+        let ctx = self.context_with(request, meta, scope, Some(round.scope.clone()));
+        Ok((ctx, round))
+    }
+
+    /// Serializes a result whose `_meta` is absent and appends `_meta.serverInfo`.
+    pub(crate) fn finish<T: Serialize>(&self, result: &T) -> Vec<u8> {
+        let mut out = serde_json::to_vec(result).unwrap_or_else(|_| b"{}".to_vec());
+        self.append_meta(&mut out);
+        out
+    }
+
+    /// Appends the pre-serialized `_meta` to a serialized result object.
+    pub(crate) fn append_meta(&self, out: &mut Vec<u8>) {
+        if out.last() == Some(&b'}') {
+            out.pop();
+            if out.len() > 1 {
+                out.push(b',');
+            }
+            out.extend_from_slice(self.inner.meta_fragment.as_bytes());
+            out.push(b'}');
+        }
+    }
+
+    fn finish_with_meta(&self, mut result: crate::protocol::CallToolResult) -> Vec<u8> {
+        match result.meta.as_mut() {
+            None => self.finish(&result),
+            Some(meta) => {
+                meta.server_info = Some(self.inner.config.info.clone());
+                serde_json::to_vec(&result).unwrap_or_default()
+            }
+        }
+    }
+
+    fn finish_input_required(&self, ir: &InputRequired) -> Vec<u8> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            result_type: &'static str,
+            #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+            input_requests: &'a serde_json::Map<String, serde_json::Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            request_state: Option<&'a str>,
+        }
+        self.finish(&Wire {
+            result_type: "input_required",
+            input_requests: &ir.input_requests,
+            request_state: ir.request_state.as_deref(),
+        })
+    }
+}
+
+/// What binds one round's sealed state to its request.
+struct Round {
+    method: String,
+    name: String,
+    arguments: Option<serde_json::Value>,
+    principal: Option<String>,
+    scope: Arc<MrtrScope>,
+}
+
+impl Round {
+    fn binding(&self) -> Binding<'_> {
+        Binding {
+            method: &self.method,
+            name: &self.name,
+            arguments: self.arguments.as_ref(),
+            principal: self.principal.as_deref(),
+        }
+    }
+
+    fn close(&self, server: &Server, ir: InputRequired) -> Result<InputRequired, McpError> {
+        crate::mrtr::close_round(&server.inner.sealer, &self.binding(), &self.scope, ir)
+    }
+}
+
+/// Parses a method's params (the `_meta` inside is ignored here: already validated).
+pub(crate) fn parse_params<'a, T: serde::Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, McpError> {
+    let text = params.map(RawValue::get).unwrap_or("{}");
+    serde_json::from_str(text).map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+}

@@ -1,0 +1,169 @@
+//! The one error type of the protocol layer: a JSON-RPC error that knows its
+//! code, its message, its optional `data`, and the HTTP status it maps to.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// A JSON-RPC / MCP error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    /// Invalid JSON was received (-32700).
+    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// The message is not a valid request (-32600).
+    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// The method does not exist or is not available (-32601).
+    pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
+    /// Invalid method parameters (-32602).
+    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// Internal error (-32603).
+    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+    /// An HTTP header disagrees with the body, or is missing or malformed (-32020).
+    pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
+    /// The request needs a client capability the client did not declare (-32021).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
+    /// The request's protocol version is not supported (-32022).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+}
+
+/// A protocol-level error: becomes a JSON-RPC error response.
+///
+/// Tool failures are *not* protocol errors: a tool reports them in its result
+/// with `isError: true` (return `Result<T, E>` from the tool). Use `McpError`
+/// for what the spec calls protocol errors: unknown names, malformed params,
+/// missing capabilities.
+///
+/// ```
+/// use mcp_runtime::McpError;
+/// let e = McpError::invalid_params("unknown tool: frobnicate");
+/// assert_eq!(e.code().0, -32602);
+/// assert_eq!(e.http_status(), 400);
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message} ({code})", code = .code.0)]
+pub struct McpError {
+    code: ErrorCode,
+    message: Cow<'static, str>,
+    data: Option<Box<Value>>,
+}
+
+impl McpError {
+    /// An error with any code and message.
+    pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        McpError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Attaches `data` to the error.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(Box::new(data));
+        self
+    }
+
+    /// -32700: the bytes were not JSON.
+    pub fn parse_error(detail: impl std::fmt::Display) -> Self {
+        Self::new(ErrorCode::PARSE_ERROR, format!("Parse error: {detail}"))
+    }
+
+    /// -32600: JSON, but not a valid JSON-RPC request.
+    pub fn invalid_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, message)
+    }
+
+    /// -32601: the method is unknown, removed, or not offered by this server.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// -32602: the params are invalid.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::INVALID_PARAMS, message)
+    }
+
+    /// -32603: something failed inside the server.
+    pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::INTERNAL_ERROR, message)
+    }
+
+    /// -32020: an HTTP header is missing, malformed or disagrees with the body.
+    pub fn header_mismatch(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorCode::HEADER_MISMATCH, message)
+    }
+
+    /// -32021: the request needs client capabilities it did not declare.
+    /// `required` is a `ClientCapabilities` object naming them.
+    pub fn missing_capability(required: Value) -> Self {
+        let names = required
+            .as_object()
+            .map(|m| m.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default();
+        Self::new(
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("Missing required client capability: {names}"),
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
+    /// -32022: the request's protocol version is not one the server speaks.
+    pub fn unsupported_version(requested: &str, supported: &[&str]) -> Self {
+        Self::new(
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("Unsupported protocol version: {requested}"),
+        )
+        .with_data(serde_json::json!({ "requested": requested, "supported": supported }))
+    }
+
+    /// -32602 with `data.uri`: no resource has this URI.
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+    }
+
+    /// The error code.
+    pub fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The optional `data`.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_deref()
+    }
+
+    /// The HTTP status a Streamable HTTP server answers this error with.
+    pub fn http_status(&self) -> u16 {
+        match self.code {
+            ErrorCode::METHOD_NOT_FOUND => 404,
+            ErrorCode::INTERNAL_ERROR => 500,
+            _ => 400,
+        }
+    }
+}
+
+/// The `error` member of a JSON-RPC error response, as it goes on the wire.
+#[derive(Serialize)]
+pub(crate) struct WireError<'a> {
+    pub code: ErrorCode,
+    pub message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<&'a Value>,
+}
+
+impl<'a> From<&'a McpError> for WireError<'a> {
+    fn from(e: &'a McpError) -> Self {
+        WireError {
+            code: e.code,
+            message: &e.message,
+            data: e.data.as_deref(),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Header facts (Streamable HTTP, SEP-2243): what the transport read from
+//! the HTTP headers, checked against the body by the dispatcher.
+//!
+//! The transport only collects the headers; every comparison is here, so
+//! that the error order the spec implies is decided in one place. Values
+//! are compared case-sensitively after trimming surrounding whitespace and
+//! decoding the base64 sentinel `=?base64?<standard base64, padded>?=`;
+//! a value that does not have the sentinel's exact shape is a literal.
+
+use crate::error::McpError;
+use base64::Engine;
+use serde_json::Value;
+
+/// The routing headers of one HTTP request (all `None` on stdio).
+#[derive(Debug, Clone, Default)]
+pub struct HeaderFacts {
+    /// Whether the request came with HTTP headers at all.
+    pub http: bool,
+    /// `MCP-Protocol-Version`.
+    pub protocol_version: Option<String>,
+    /// `Mcp-Method`.
+    pub method: Option<String>,
+    /// `Mcp-Name`.
+    pub name: Option<String>,
+    /// `Mcp-Param-{Name}` headers: the lowercased `{Name}` and the raw value.
+    pub params: Vec<(String, String)>,
+    /// Other headers the transport was configured to pass on (lowercased name, value).
+    pub extra: Vec<(String, String)>,
+}
+
+/// Decodes a header value: trims it, then decodes the base64 sentinel.
+pub fn decode_value(raw: &str) -> Result<String, McpError> {
+    let value = raw.trim();
+    let Some(inner) = value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) else {
+        return Ok(value.to_owned());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(inner)
+        .map_err(|_| McpError::header_mismatch("Header mismatch: malformed base64 header value"))?;
+    String::from_utf8(bytes).map_err(|_| McpError::header_mismatch("Header mismatch: base64 header value is not UTF-8"))
+}
+
+fn mismatch(what: &str) -> McpError {
+    McpError::header_mismatch(format!("Header mismatch: {what}"))
+}
+
+impl HeaderFacts {
+    /// Checks `Mcp-Method` against the body's method, and `Mcp-Name`
+    /// against `name` (tools/call, prompts/get) or `uri` (resources/read).
+    pub fn check_routing(&self, method: &str, name: Option<&str>) -> Result<(), McpError> {
+        if !self.http {
+            return Ok(());
+        }
+        match &self.method {
+            None => return Err(mismatch("the Mcp-Method header is required")),
+            Some(m) if m.trim() != method => {
+                return Err(mismatch(&format!(
+                    "Mcp-Method {:?} does not match the body's method {method:?}",
+                    m.trim()
+                )))
+            }
+            Some(_) => {}
+        }
+        if let Some(expected) = name {
+            match &self.name {
+                None => return Err(mismatch("the Mcp-Name header is required for this method")),
+                Some(raw) => {
+                    let got = decode_value(raw)?;
+                    if got != expected {
+                        return Err(mismatch(&format!(
+                            "Mcp-Name {got:?} does not match the body's {expected:?}"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the `Mcp-Param-*` headers of the `x-mcp-header` parameters
+    /// `(property, header name)` against the call's arguments.
+    pub fn check_params(&self, declared: &[(String, String)], arguments: Option<&str>) -> Result<(), McpError> {
+        if !self.http || declared.is_empty() {
+            return Ok(());
+        }
+        let args: serde_json::Map<String, Value> =
+            arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+        for (property, header) in declared {
+            let lower = header.to_ascii_lowercase();
+            let sent = self.params.iter().find(|(n, _)| *n == lower).map(|(_, v)| v);
+            let body = match args.get(property) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                Some(Value::Bool(b)) => Some(b.to_string()),
+                Some(_) => None,
+            };
+            match (body, sent) {
+                (None, None) => {}
+                (Some(_), None) => return Err(mismatch(&format!("the Mcp-Param-{header} header is required"))),
+                (None, Some(_)) => {
+                    return Err(mismatch(&format!(
+                        "Mcp-Param-{header} is set but argument `{property}` is not"
+                    )))
+                }
+                (Some(body), Some(raw)) => {
+                    if decode_value(raw)? != body {
+                        return Err(mismatch(&format!(
+                            "Mcp-Param-{header} does not match argument `{property}`"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `x-mcp-header` parameters of an input schema: `(property, header name)`.
+pub fn declared_params(input_schema: &Value) -> Vec<(String, String)> {
+    input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(k, v)| {
+                    v.get("x-mcp-header")
+                        .and_then(Value::as_str)
+                        .map(|h| (k.clone(), h.to_owned()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_the_base64_sentinel_and_keeps_literals() {
+        assert_eq!(decode_value("  =?base64?SGVsbG8=?= ").unwrap(), "Hello");
+        assert_eq!(decode_value("SGVsbG8=").unwrap(), "SGVsbG8=");
+        assert_eq!(decode_value("=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
+        assert!(decode_value("=?base64?SGVsbG8?=").is_err());
+        assert!(decode_value("=?base64?SGVs!!!bG8=?=").is_err());
+    }
+}

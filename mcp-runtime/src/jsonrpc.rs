@@ -1,0 +1,243 @@
+//! JSON-RPC 2.0 framing: classify incoming bytes, encode outgoing messages.
+//!
+//! Parsing never panics and never gives up silently: bytes that are not JSON
+//! become a -32700 error without an id; JSON that is not a valid message
+//! becomes -32600, echoing the id whenever it could be read.
+
+use crate::error::{McpError, WireError};
+use crate::protocol::RequestId;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+
+/// A request: a method call that expects a response.
+#[derive(Debug)]
+pub struct Request {
+    /// The id to answer with.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params object, unparsed.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A notification: a method call with no response.
+#[derive(Debug)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The params object, unparsed.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A response from the peer to a request this side sent.
+#[derive(Debug)]
+pub struct Response {
+    /// The id of the request it answers.
+    pub id: RequestId,
+    /// The result, or the error object.
+    pub outcome: Result<Box<RawValue>, Box<RawValue>>,
+}
+
+/// One classified incoming message.
+#[derive(Debug)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A response.
+    Response(Response),
+}
+
+/// Why incoming bytes are not a usable message: the error to answer with,
+/// and the id to echo (`None` when it could not be read).
+#[derive(Debug)]
+pub struct Rejected {
+    /// The id, when it could be read.
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: McpError,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// Keeps a field that is present with the value `null` as `Some("null")`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+fn first_byte(raw: &RawValue) -> u8 {
+    raw.get().as_bytes().first().copied().unwrap_or(b' ')
+}
+
+/// Classifies one incoming message (a stdio line or an HTTP body).
+pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
+    let reject = |id, error| Err(Rejected { id, error });
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if !is_object {
+        // Valid JSON that is not an object (an array, a string...), or not JSON at all.
+        return match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+            Ok(_) => reject(
+                None,
+                McpError::invalid_request("Invalid request: expected a JSON object"),
+            ),
+            Err(e) => reject(None, McpError::parse_error(e)),
+        };
+    }
+    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) if e.is_data() => {
+            return reject(None, McpError::invalid_request(format!("Invalid request: {e}")));
+        }
+        Err(e) => return reject(None, McpError::parse_error(e)),
+    };
+    let id = match env.id {
+        None => None,
+        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            Ok(id) => Some(id),
+            Err(_) => {
+                return reject(
+                    None,
+                    McpError::invalid_request("Invalid request: id must be a string or an integer"),
+                )
+            }
+        },
+    };
+    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return reject(
+            id,
+            McpError::invalid_request("Invalid request: jsonrpc must be \"2.0\""),
+        );
+    }
+    let params = match env.params {
+        None => None,
+        Some(p) if first_byte(p) == b'{' => Some(p.to_owned()),
+        Some(_) => {
+            return reject(
+                id,
+                McpError::invalid_request("Invalid request: params must be an object"),
+            )
+        }
+    };
+    match (env.method, id) {
+        (Some(m), id) => {
+            let method = match serde_json::from_str::<String>(m.get()) {
+                Ok(m) => m,
+                Err(_) => {
+                    return reject(
+                        id,
+                        McpError::invalid_request("Invalid request: method must be a string"),
+                    )
+                }
+            };
+            Ok(match id {
+                Some(id) => Message::Request(Request { id, method, params }),
+                None => Message::Notification(Notification { method, params }),
+            })
+        }
+        (None, Some(id)) => match (env.result, env.error) {
+            (Some(r), None) => Ok(Message::Response(Response {
+                id,
+                outcome: Ok(r.to_owned()),
+            })),
+            (None, Some(e)) => Ok(Message::Response(Response {
+                id,
+                outcome: Err(e.to_owned()),
+            })),
+            _ => reject(Some(id), McpError::invalid_request("Invalid request: missing method")),
+        },
+        (None, None) => reject(None, McpError::invalid_request("Invalid request: missing method")),
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    jsonrpc: &'static str,
+    // An unreadable id is left out: the MCP schema types `id` as a string or
+    // an integer and makes it optional on error responses for this case.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a RequestId>,
+    error: WireError<'a>,
+}
+
+/// Encodes an error response (compact, one line, no trailing newline).
+pub fn encode_error(id: Option<&RequestId>, error: &McpError) -> Vec<u8> {
+    let out = ErrorOut {
+        jsonrpc: "2.0",
+        id,
+        error: error.into(),
+    };
+    serde_json::to_vec(&out)
+        .unwrap_or_else(|_| br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_vec())
+}
+
+/// Encodes a result response around an already-serialized result object.
+pub fn encode_result_raw(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 40);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    write_id(&mut out, id);
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
+fn write_id(out: &mut Vec<u8>, id: &RequestId) {
+    match id {
+        RequestId::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        RequestId::String(s) => {
+            // Serializing a String into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct NotificationOut<'a, P: Serialize> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a P,
+}
+
+/// Encodes a notification (compact, one line).
+pub fn encode_notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
+    let out = NotificationOut {
+        jsonrpc: "2.0",
+        method,
+        params,
+    };
+    serde_json::to_vec(&out).unwrap_or_default()
+}
+
+#[derive(Serialize)]
+struct RequestOut<'a, P: Serialize> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: &'a P,
+}
+
+/// Encodes a request this side sends to its peer (compact, one line).
+pub fn encode_request<P: Serialize>(id: &RequestId, method: &str, params: &P) -> Vec<u8> {
+    let out = RequestOut {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    };
+    serde_json::to_vec(&out).unwrap_or_default()
+}

@@ -1,0 +1,162 @@
+//! Elicitation forms: the Rust types whose schema fits the restricted
+//! subset `elicitation/create` allows (a flat object of strings, numbers,
+//! booleans, single- and multi-select enums), checked at compile time.
+//!
+//! `#[mcp_runtime::form]` on a struct implements [`ElicitForm`] and asserts
+//! that every field is a [`FormField`]; on a unit-only enum it implements
+//! `FormField` (a single select; `Vec<Enum>` is a multi-select).
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// A struct that can be asked for with `elicitation/create`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an elicitation form",
+    note = "put #[mcp_runtime::form] on a struct whose fields are strings, numbers, booleans, #[form] enums or Vec of them"
+)]
+pub trait ElicitForm: JsonSchema + DeserializeOwned {}
+
+/// A type that can be one field of an elicitation form.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    note = "form fields are String, bool, integers, floats, #[mcp_runtime::form] unit enums, Option or Vec of those"
+)]
+pub trait FormField {}
+
+macro_rules! form_fields {
+    ($($t:ty),*) => { $(impl FormField for $t {})* };
+}
+form_fields!(String, bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, isize, usize);
+impl<T: FormField> FormField for Option<T> {}
+impl<T: FormEnum> FormField for Vec<T> {}
+
+/// A unit-only enum usable as a (multi-)select (implemented by `#[form]`).
+pub trait FormEnum: FormField {}
+
+/// Compile-time check used by `#[form]`.
+#[doc(hidden)]
+pub const fn assert_field<T: FormField + ?Sized>() {}
+
+/// The `requestedSchema` of `T`: schemars' schema, reduced to the keywords
+/// of the elicitation subset (titles from variant docs, no `format` but the
+/// four string formats the subset allows, `null` types removed).
+pub fn requested_schema<T: ElicitForm>() -> Value {
+    let schema = crate::tools::input_schema_for::<T>(false);
+    let mut out = Map::new();
+    out.insert("type".into(), Value::String("object".into()));
+    let mut props = Map::new();
+    if let Some(p) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in p {
+            props.insert(name.clone(), primitive(prop));
+        }
+    }
+    out.insert("properties".into(), Value::Object(props));
+    if let Some(req) = schema.get("required") {
+        out.insert("required".into(), req.clone());
+    }
+    Value::Object(out)
+}
+
+fn strip_null(prop: &Value) -> Value {
+    let mut prop = prop.clone();
+    if let Some(Value::Array(types)) = prop.get("type") {
+        let kept: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+        if kept.len() == 1 {
+            prop["type"] = kept[0].clone();
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(alts)) = prop.get(key).cloned() {
+            let kept: Vec<Value> = alts
+                .into_iter()
+                .filter(|a| a.get("type").and_then(Value::as_str) != Some("null"))
+                .collect();
+            if kept.len() == 1 && kept[0].get("const").is_none() {
+                let mut merged = kept[0].clone();
+                if let (Some(m), Some(d)) = (merged.as_object_mut(), prop.get("description")) {
+                    m.entry("description").or_insert(d.clone());
+                }
+                if let (Some(m), Some(d)) = (merged.as_object_mut(), prop.get("default")) {
+                    m.entry("default").or_insert(d.clone());
+                }
+                return strip_null(&merged);
+            }
+            if let Some(o) = prop.as_object_mut() {
+                o.insert(key.into(), Value::Array(kept));
+            }
+        }
+    }
+    prop
+}
+
+fn titled(alts: &[Value]) -> Vec<Value> {
+    alts.iter()
+        .filter_map(|a| {
+            let c = a.get("const")?.clone();
+            let title = a
+                .get("title")
+                .or_else(|| a.get("description"))
+                .cloned()
+                .unwrap_or_else(|| c.clone());
+            Some(serde_json::json!({"const": c, "title": title}))
+        })
+        .collect()
+}
+
+fn primitive(prop: &Value) -> Value {
+    let prop = strip_null(prop);
+    let mut out = Map::new();
+    for key in ["title", "description", "default"] {
+        if let Some(v) = prop.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    let ty = prop.get("type").and_then(Value::as_str).unwrap_or("string");
+    match ty {
+        "array" => {
+            out.insert("type".into(), "array".into());
+            let items = prop.get("items").cloned().unwrap_or_default();
+            let items = match items.get("oneOf").and_then(Value::as_array) {
+                Some(alts) => serde_json::json!({"anyOf": titled(alts)}),
+                None => serde_json::json!({"type": "string", "enum": items.get("enum").cloned().unwrap_or_default()}),
+            };
+            out.insert("items".into(), items);
+            for key in ["minItems", "maxItems"] {
+                if let Some(v) = prop.get(key) {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+        }
+        "integer" | "number" | "boolean" => {
+            out.insert("type".into(), ty.into());
+            for key in ["minimum", "maximum"] {
+                if let Some(v) = prop.get(key) {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+        }
+        _ => {
+            out.insert("type".into(), "string".into());
+            if let Some(alts) = prop.get("oneOf").and_then(Value::as_array) {
+                out.insert("oneOf".into(), Value::Array(titled(alts)));
+            } else if let Some(e) = prop.get("enum") {
+                out.insert("enum".into(), e.clone());
+                if let Some(names) = prop.get("enumNames") {
+                    out.insert("enumNames".into(), names.clone());
+                }
+            }
+            for key in ["minLength", "maxLength", "pattern"] {
+                if let Some(v) = prop.get(key) {
+                    out.insert(key.into(), v.clone());
+                }
+            }
+            if let Some(f) = prop.get("format").and_then(Value::as_str) {
+                if matches!(f, "email" | "uri" | "date" | "date-time") {
+                    out.insert("format".into(), f.into());
+                }
+            }
+        }
+    }
+    Value::Object(out)
+}

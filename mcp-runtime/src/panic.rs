@@ -1,0 +1,42 @@
+//! A panicking handler becomes an error response, never a dead server.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Polls a future, turning a panic during any poll into `Err(message)`.
+pub(crate) struct CatchUnwind<F> {
+    inner: F,
+}
+
+impl<F: Future + Unpin> CatchUnwind<F> {
+    pub(crate) fn new(inner: F) -> Self {
+        CatchUnwind { inner }
+    }
+}
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = Pin::new(&mut self.inner);
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+        }
+    }
+}
+
+/// The text of a panic payload.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "handler panicked".to_owned()
+    }
+}

@@ -1,0 +1,76 @@
+//! Serving `prompts/list` and `prompts/get`.
+
+use crate::context::Context;
+use crate::error::McpError;
+use crate::mrtr::Outcome;
+use crate::panic::{panic_message, CatchUnwind};
+use crate::protocol::GetPromptResult;
+use crate::server::{Router, Server};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Deserialize)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// `prompts/list`.
+pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
+    let p: ListParams = crate::dispatch::parse_params(params)?;
+    crate::tools::serve::write_page(server, "prompts", &router.prompts_json, p.cursor.as_deref())
+}
+
+/// The params of `prompts/get` this module reads.
+#[derive(Deserialize)]
+pub(crate) struct GetParams {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `prompts/get`: checks the arguments against the prompt's, then runs it.
+pub(crate) async fn get(
+    router: &Router,
+    params: GetParams,
+    ctx: Context,
+) -> Result<Outcome<GetPromptResult>, McpError> {
+    let Some(&index) = router.prompt_index.get(params.name.as_str()) else {
+        return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
+    };
+    let entry = &router.prompts[index];
+    let args = params.arguments.unwrap_or_default();
+    let declared = entry.prompt.arguments.as_deref().unwrap_or_default();
+    for a in declared {
+        if a.required == Some(true) && !args.contains_key(&a.name) {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: missing required argument `{}` of prompt `{}`",
+                a.name, params.name
+            )));
+        }
+    }
+    for (key, value) in &args {
+        if !declared.iter().any(|a| &a.name == key) {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: unknown argument `{key}` of prompt `{}`",
+                params.name
+            )));
+        }
+        if !value.is_string() {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: argument `{key}` must be a string"
+            )));
+        }
+    }
+    let name = params.name;
+    let started = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args, ctx)));
+    let result = match started {
+        Ok(future) => CatchUnwind::new(future).await,
+        Err(payload) => Err(panic_message(payload.as_ref())),
+    };
+    result.map_err(|message| {
+        tracing::error!(prompt = %name, "prompt handler panicked: {message}");
+        McpError::internal(format!("Internal error: prompt `{name}` panicked"))
+    })?
+}

@@ -1,0 +1,93 @@
+//! What a client declares per request, and what a server offers.
+
+use super::JsonObject;
+use serde::{Deserialize, Serialize};
+
+/// Capabilities a client declares in a request's `_meta` (`$defs/ClientCapabilities`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ClientCapabilities {
+    /// The client can answer `elicitation/create`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationCapability>,
+    /// The client can answer `sampling/createMessage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingCapability>,
+    /// The client can answer `roots/list`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roots: Option<JsonObject>,
+    /// Experimental capabilities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Extensions, keyed by identifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// The elicitation modes a client supports.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ElicitationCapability {
+    /// Form mode (an empty capability object means form mode too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub form: Option<JsonObject>,
+    /// URL mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<JsonObject>,
+}
+
+/// What a client's sampling supports.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SamplingCapability {
+    /// Context inclusion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<JsonObject>,
+    /// Tool use during sampling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<JsonObject>,
+}
+
+/// Capabilities a server offers (`$defs/ServerCapabilities`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ServerCapabilities {
+    /// Argument completion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
+    /// Log messages to the client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logging: Option<JsonObject>,
+    /// Prompt templates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<ListChangedCapability>,
+    /// Readable resources.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// Callable tools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ListChangedCapability>,
+    /// Experimental capabilities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Extensions, keyed by identifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// A capability that may announce list changes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListChangedCapability {
+    /// Whether list-changed notifications are sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The resources capability.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Whether list-changed notifications are sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+    /// Whether clients may subscribe to resource updates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+}

@@ -1,0 +1,81 @@
+//! Serving `resources/list`, `resources/templates/list` and `resources/read`.
+
+use crate::context::Context;
+use crate::error::McpError;
+use crate::mrtr::Outcome;
+use crate::panic::{panic_message, CatchUnwind};
+use crate::protocol::{CacheScope, ResourceContents};
+use crate::server::{Router, Server};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+#[derive(Deserialize)]
+struct ListParams {
+    #[serde(default)]
+    cursor: Option<String>,
+}
+
+/// `resources/list`.
+pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
+    let p: ListParams = crate::dispatch::parse_params(params)?;
+    crate::tools::serve::write_page(server, "resources", &router.resources_json, p.cursor.as_deref())
+}
+
+/// `resources/templates/list`.
+pub(crate) fn list_templates(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
+    let p: ListParams = crate::dispatch::parse_params(params)?;
+    crate::tools::serve::write_page(server, "resourceTemplates", &router.templates_json, p.cursor.as_deref())
+}
+
+/// The params of `resources/read` this module reads.
+#[derive(Deserialize)]
+pub(crate) struct ReadParams {
+    pub uri: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReadResult {
+    result_type: &'static str,
+    contents: Vec<ResourceContents>,
+    ttl_ms: u64,
+    cache_scope: CacheScope,
+}
+
+/// `resources/read`: an exact URI first, then the templates in list order.
+pub(crate) async fn read(router: &Router, params: &ReadParams, ctx: Context) -> Result<Outcome<ReadResult>, McpError> {
+    let uri = params.uri.as_str();
+    let (entry, vars) = match router.resource_index.get(uri) {
+        Some(&i) => (&router.resources[i], Vec::new()),
+        None => router
+            .templates
+            .iter()
+            .find_map(|t| {
+                t.template
+                    .as_ref()
+                    .and_then(|tpl| tpl.matches(uri))
+                    .map(|vars| (t, vars))
+            })
+            .ok_or_else(|| McpError::resource_not_found(uri))?,
+    };
+    let started = catch_unwind(AssertUnwindSafe(|| (entry.handler)(uri, &vars, ctx)));
+    let result = match started {
+        Ok(future) => CatchUnwind::new(future).await,
+        Err(payload) => Err(panic_message(payload.as_ref())),
+    };
+    let outcome = result.map_err(|message| {
+        tracing::error!(%uri, "resource handler panicked: {message}");
+        McpError::internal(format!("Internal error: reading {uri} panicked"))
+    })??;
+    Ok(match outcome {
+        Outcome::Complete(contents) if contents.is_empty() => return Err(McpError::resource_not_found(uri)),
+        Outcome::Complete(contents) => Outcome::Complete(ReadResult {
+            result_type: "complete",
+            contents,
+            ttl_ms: entry.ttl_ms,
+            cache_scope: entry.cache_scope,
+        }),
+        Outcome::InputRequired(ir) => Outcome::InputRequired(ir),
+    })
+}

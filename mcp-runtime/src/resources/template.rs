@@ -1,0 +1,185 @@
+//! RFC 6570 URI templates, the subset resources use: level 1 simple
+//! expansion `{var}` and level 2 reserved expansion `{+var}`.
+//!
+//! Matching a URI against a template binds each variable to the
+//! percent-decoded text it covers. A `{var}` value never contains `/`
+//! (raw or encoded as `%2F`) and is never `.` or `..`; a `{+var}` value may
+//! span `/` but never contains a `.` or `..` segment, so a value cannot climb
+//! out of the place the template puts it. Other operators (`#`, `.`, `/`,
+//! `;`, `?`, `&`), lists and modifiers are rejected when the template is
+//! parsed (at compile time by `#[resource]`).
+
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Var { name: String, reserved: bool },
+}
+
+/// A parsed URI template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UriTemplate {
+    raw: String,
+    parts: Vec<Part>,
+}
+
+impl UriTemplate {
+    /// Parses a template, or says what is unsupported in it.
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let mut parts = Vec::new();
+        let mut rest = raw;
+        while let Some(open) = rest.find('{') {
+            if open > 0 {
+                parts.push(Part::Literal(rest[..open].to_owned()));
+            }
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| format!("unclosed `{{` in URI template {raw:?}"))?
+                + open;
+            let expr = &rest[open + 1..close];
+            let (reserved, name) = match expr.strip_prefix('+') {
+                Some(name) => (true, name),
+                None => (false, expr),
+            };
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!(
+                    "unsupported expression `{{{expr}}}` in URI template {raw:?}: only `{{name}}` and `{{+name}}` are supported"
+                ));
+            }
+            if matches!(parts.last(), Some(Part::Var { .. })) {
+                return Err(format!(
+                    "two variables without a literal between them in URI template {raw:?}"
+                ));
+            }
+            parts.push(Part::Var {
+                name: name.to_owned(),
+                reserved,
+            });
+            rest = &rest[close + 1..];
+        }
+        if rest.contains('}') {
+            return Err(format!("unopened `}}` in URI template {raw:?}"));
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Literal(rest.to_owned()));
+        }
+        Ok(UriTemplate {
+            raw: raw.to_owned(),
+            parts,
+        })
+    }
+
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.raw
+    }
+
+    /// The variable names, in order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Var { name, .. } => Some(name.as_str()),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// Matches a URI, returning each variable's decoded value, or `None`.
+    pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        let mut rest = uri;
+        let mut bound = Vec::new();
+        let mut i = 0;
+        while i < self.parts.len() {
+            match &self.parts[i] {
+                Part::Literal(lit) => rest = rest.strip_prefix(lit.as_str())?,
+                Part::Var { name, reserved } => {
+                    let end = match self.parts.get(i + 1) {
+                        Some(Part::Literal(next)) => rest.find(next.as_str())?,
+                        _ => rest.len(),
+                    };
+                    let raw = &rest[..end];
+                    bound.push((name.clone(), decode_value(raw, *reserved)?));
+                    rest = &rest[end..];
+                }
+            }
+            i += 1;
+        }
+        rest.is_empty().then_some(bound)
+    }
+}
+
+fn decode_value(raw: &str, reserved: bool) -> Option<String> {
+    if raw.is_empty() || raw.contains(['?', '#']) || (!reserved && raw.contains('/')) {
+        return None;
+    }
+    let value = percent_decode(raw)?;
+    if !reserved && (value.contains('/') || value == "." || value == "..") {
+        return None;
+    }
+    if reserved && value.split(['/', '\\']).any(|seg| seg == "." || seg == "..") {
+        return None;
+    }
+    if value.contains('\\') && !reserved {
+        return None;
+    }
+    Some(value)
+}
+
+/// Decodes `%XX` escapes; `None` for a malformed escape or invalid UTF-8.
+pub fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_and_decodes() {
+        let t = UriTemplate::parse("test://template/{id}/data").unwrap();
+        assert_eq!(
+            t.matches("test://template/123/data"),
+            Some(vec![("id".into(), "123".into())])
+        );
+        assert_eq!(
+            t.matches("test://template/a%20b/data"),
+            Some(vec![("id".into(), "a b".into())])
+        );
+        assert_eq!(t.matches("test://template/123/other"), None);
+        assert_eq!(t.matches("test://template//data"), None);
+    }
+
+    #[test]
+    fn rejects_traversal() {
+        let t = UriTemplate::parse("files://{name}").unwrap();
+        assert_eq!(t.matches("files://a/b"), None);
+        assert_eq!(t.matches("files://a%2Fb"), None);
+        assert_eq!(t.matches("files://.."), None);
+        assert_eq!(t.matches("files://%2E%2E"), None);
+        let r = UriTemplate::parse("files://{+path}").unwrap();
+        assert_eq!(
+            r.matches("files://a/b.txt"),
+            Some(vec![("path".into(), "a/b.txt".into())])
+        );
+        assert_eq!(r.matches("files://a/../etc/passwd"), None);
+        assert_eq!(r.matches("files://a/%2e%2e/etc"), None);
+    }
+
+    #[test]
+    fn rejects_unsupported_operators() {
+        for bad in ["x://{#a}", "x://{a,b}", "x://{a*}", "x://{?q}", "x://{a", "x://{a}{b}"] {
+            assert!(UriTemplate::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

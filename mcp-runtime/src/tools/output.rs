@@ -1,0 +1,185 @@
+//! What a tool function may return, and how each becomes a `CallToolResult`.
+
+use crate::error::McpError;
+use crate::mrtr::{Halt, Outcome};
+use crate::protocol::{
+    AudioContent, CallToolResult, ContentBlock, EmbeddedResource, ImageContent, ResourceLink, TextContent,
+};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Structured output: the value becomes the result's `structuredContent`
+/// (any JSON value, no wrapper object), a text block carries the same JSON,
+/// and the tool advertises `outputSchema` derived from `T`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// #[mcp_runtime::schema]
+/// struct Sum { total: i64 }
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> Json<Sum> {
+///     Json(Sum { total: a + b })
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);
+
+/// Turns a tool function's return value into the tool's outcome.
+///
+/// Implemented for `String`, `&'static str`, `()`, every content type,
+/// `Vec<ContentBlock>`, [`Json<T>`], `CallToolResult`, `Outcome<T>`, and
+/// `Result<T, E>` where `E: Display` (an `Err` is a tool execution error:
+/// `isError: true` with the error's text).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a #[tool] function",
+    note = "return String, a content type, Json<T> (T: Serialize + JsonSchema), CallToolResult, or Result<T, E> with E: Display"
+)]
+pub trait IntoToolResult {
+    /// The outcome.
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError>;
+
+    /// The `outputSchema` this return type advertises, if any.
+    fn output_schema(_keep_defs: bool) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+pub(crate) fn blocks(content: Vec<ContentBlock>) -> Result<Outcome<CallToolResult>, McpError> {
+    Ok(Outcome::Complete(CallToolResult {
+        content,
+        ..Default::default()
+    }))
+}
+
+/// A tool execution error result with one text block.
+pub(crate) fn error_result(text: String) -> CallToolResult {
+    CallToolResult {
+        content: vec![ContentBlock::Text(TextContent {
+            text,
+            ..Default::default()
+        })],
+        is_error: Some(true),
+        ..Default::default()
+    }
+}
+
+fn text(text: String) -> ContentBlock {
+    ContentBlock::Text(TextContent {
+        text,
+        ..Default::default()
+    })
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        blocks(vec![text(self)])
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        blocks(vec![text(self.to_owned())])
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        blocks(Vec::new())
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        blocks(vec![self])
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        blocks(self)
+    }
+}
+
+macro_rules! content_into_result {
+    ($($ty:ident => $variant:ident),*) => {$(
+        impl IntoToolResult for $ty {
+            fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+                blocks(vec![ContentBlock::$variant(self)])
+            }
+        }
+        impl From<$ty> for ContentBlock {
+            fn from(c: $ty) -> Self {
+                ContentBlock::$variant(c)
+            }
+        }
+    )*};
+}
+content_into_result!(TextContent => Text, ImageContent => Image, AudioContent => Audio,
+    ResourceLink => ResourceLink, EmbeddedResource => Resource);
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        let value = serde_json::to_value(&self.0)
+            .map_err(|e| McpError::internal(format!("tool output could not be serialized: {e}")))?;
+        let json = value.to_string();
+        Ok(Outcome::Complete(CallToolResult {
+            content: vec![text(json)],
+            structured_content: Some(value),
+            ..Default::default()
+        }))
+    }
+
+    fn output_schema(keep_defs: bool) -> Option<serde_json::Value> {
+        Some(super::output_schema_for::<T>(keep_defs))
+    }
+}
+
+impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(e) => Ok(Outcome::Complete(error_result(e.to_string()))),
+        }
+    }
+
+    fn output_schema(keep_defs: bool) -> Option<serde_json::Value> {
+        T::output_schema(keep_defs)
+    }
+}
+
+impl<T: IntoToolResult> IntoToolResult for Outcome<T> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        match self {
+            Outcome::Complete(v) => v.into_tool_result(),
+            Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(ir)),
+        }
+    }
+
+    fn output_schema(keep_defs: bool) -> Option<serde_json::Value> {
+        T::output_schema(keep_defs)
+    }
+}
+
+impl<T: IntoToolResult> IntoToolResult for Result<T, Halt> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(Halt::Failed(msg)) => Ok(Outcome::Complete(error_result(msg))),
+            Err(halt) => halt.into_outcome(),
+        }
+    }
+
+    fn output_schema(keep_defs: bool) -> Option<serde_json::Value> {
+        T::output_schema(keep_defs)
+    }
+}

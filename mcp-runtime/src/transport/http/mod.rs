@@ -1,0 +1,376 @@
+//! Streamable HTTP (2026-07-28): one endpoint, POST only.
+//!
+//! The transport turns a POST into one message plus the header facts the
+//! dispatcher checks, and the dispatcher's answer into a JSON body, an SSE
+//! stream (when notifications precede the result), or a status code. It
+//! knows no method or tool names. [`McpService`] is a tower `Service`, so
+//! the endpoint mounts into an existing axum application at any path:
+//!
+//! ```ignore
+//! let app = axum::Router::new().route_service("/tools/mcp", McpService::new(server));
+//! ```
+
+mod body;
+mod guard;
+
+pub use body::McpBody;
+pub use guard::HostPolicy;
+
+use crate::context::Cancellation;
+use crate::dispatch::{Reply, Scope};
+use crate::headers::HeaderFacts;
+use crate::jsonrpc::{self, Message};
+use crate::server::Server;
+use bytes::Bytes;
+use http::{header, HeaderMap, Method, Request, Response, StatusCode};
+use http_body_util::BodyExt;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+/// Settings of the HTTP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// Host/Origin policy against DNS rebinding.
+    pub hosts: HostPolicy,
+    /// The largest request body accepted (default 4 MiB; larger ⇒ 413).
+    pub max_body: usize,
+    /// Interval of SSE keep-alive comments on quiet streams (default 15 s).
+    pub keep_alive: Duration,
+    /// The path served by [`serve`] (default `/mcp`); ignored by a mounted service.
+    pub path: String,
+    /// A header naming the authenticated principal, set by an authenticating
+    /// proxy in front of the server (for example `x-authenticated-user`).
+    /// `requestState` is bound to it. `None` (the default): no principal.
+    pub principal_header: Option<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            hosts: HostPolicy {
+                allowed_hosts: Vec::new(),
+                loopback_only: true,
+            },
+            max_body: 4 * 1024 * 1024,
+            keep_alive: Duration::from_secs(15),
+            path: "/mcp".into(),
+            principal_header: None,
+        }
+    }
+}
+
+/// The MCP endpoint as a tower `Service` over `http` requests.
+#[derive(Clone)]
+pub struct McpService {
+    server: Server,
+    config: Arc<HttpConfig>,
+}
+
+impl McpService {
+    /// The endpoint of `server` with the default settings (loopback hosts only).
+    pub fn new(server: Server) -> Self {
+        McpService {
+            server,
+            config: Arc::new(HttpConfig::default()),
+        }
+    }
+
+    /// The endpoint with these settings.
+    pub fn with_config(server: Server, config: HttpConfig) -> Self {
+        McpService {
+            server,
+            config: Arc::new(config),
+        }
+    }
+
+    /// Handles one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        let host = header_str(&parts.headers, header::HOST.as_str())
+            .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()));
+        if let Err(why) = self
+            .config
+            .hosts
+            .check(host.as_deref(), header_str(&parts.headers, "origin").as_deref())
+        {
+            tracing::warn!("{why}");
+            return error_response(StatusCode::FORBIDDEN, &crate::McpError::invalid_request(why));
+        }
+        if parts.method != Method::POST {
+            let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
+            r.headers_mut()
+                .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
+            return r;
+        }
+        if let Some(ct) = header_str(&parts.headers, "content-type") {
+            if !ct.to_ascii_lowercase().starts_with("application/json") {
+                let e = crate::McpError::invalid_request("Content-Type must be application/json");
+                return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
+            }
+        }
+        let bytes = match http_body_util::Limited::new(body, self.config.max_body).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) => {
+                let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
+                let (code, msg) = if too_large {
+                    (StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
+                } else {
+                    (StatusCode::BAD_REQUEST, "Could not read the request body")
+                };
+                return error_response(code, &crate::McpError::invalid_request(msg));
+            }
+        };
+        let request = match jsonrpc::parse(&bytes) {
+            Err(rejected) => {
+                let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
+                *r.status_mut() = StatusCode::BAD_REQUEST;
+                return r;
+            }
+            Ok(Message::Notification(_)) | Ok(Message::Response(_)) => return status(StatusCode::ACCEPTED),
+            Ok(Message::Request(r)) => r,
+        };
+        let facts = header_facts(&parts.headers, self.config.principal_header.as_deref());
+        self.respond(request, facts).await
+    }
+
+    async fn respond(&self, request: jsonrpc::Request, headers: HeaderFacts) -> Response<McpBody> {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let cancel = Cancellation::new();
+        let principal = self
+            .config
+            .principal_header
+            .as_ref()
+            .and_then(|h| headers_principal(&headers, h));
+        let scope = Scope {
+            headers,
+            outbound: Some(tx),
+            cancel: cancel.clone(),
+            principal,
+        };
+        let server = self.server.clone();
+        let guard = CancelOnDrop(Some(cancel.clone()));
+        let mut reply: body::ReplyFuture = Box::pin(async move { server.handle_request(&request, scope).await });
+        tokio::select! {
+            biased;
+            first = rx.recv() => {
+                let first = first.into_iter().collect();
+                guard.disarm();
+                sse(McpBody::sse(first, rx, Some(reply), None, cancel, self.config.keep_alive))
+            }
+            done = &mut reply => {
+                guard.disarm();
+                let mut queued = Vec::new();
+                while let Ok(m) = rx.try_recv() {
+                    queued.push(m);
+                }
+                if queued.is_empty() {
+                    json_reply(done)
+                } else {
+                    sse(McpBody::sse(queued, rx, None, Some(done), cancel, self.config.keep_alive))
+                }
+            }
+        }
+    }
+}
+
+/// Cancels the request if the service future is dropped (client gone)
+/// before a response was chosen.
+struct CancelOnDrop(Option<Cancellation>);
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            c.cancel();
+        }
+    }
+}
+
+fn header_str(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+fn headers_principal(facts: &HeaderFacts, name: &str) -> Option<String> {
+    let name = name.to_ascii_lowercase();
+    facts.extra.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
+}
+
+fn header_facts(headers: &HeaderMap, principal_header: Option<&str>) -> HeaderFacts {
+    let extra = principal_header
+        .and_then(|h| header_str(headers, &h.to_ascii_lowercase()).map(|v| (h.to_ascii_lowercase(), v)))
+        .into_iter()
+        .collect();
+    let params = headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let suffix = name.as_str().strip_prefix("mcp-param-")?;
+            Some((
+                suffix.to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            ))
+        })
+        .collect();
+    HeaderFacts {
+        http: true,
+        protocol_version: header_str(headers, "mcp-protocol-version"),
+        method: header_str(headers, "mcp-method"),
+        name: header_str(headers, "mcp-name"),
+        params,
+        extra,
+    }
+}
+
+fn status(code: StatusCode) -> Response<McpBody> {
+    let mut r = Response::new(McpBody::empty());
+    *r.status_mut() = code;
+    r
+}
+
+fn json_reply(reply: Reply) -> Response<McpBody> {
+    let mut r = Response::new(McpBody::full(reply.body));
+    *r.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    r
+}
+
+fn error_response(code: StatusCode, error: &crate::McpError) -> Response<McpBody> {
+    let mut r = json_reply(Reply::error(None, error));
+    *r.status_mut() = code;
+    r
+}
+
+fn sse(body: McpBody) -> Response<McpBody> {
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, http::HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", http::HeaderValue::from_static("no"));
+    r
+}
+
+impl<B> tower_service::Service<Request<B>> for McpService
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+/// A bound HTTP listener serving the MCP endpoint at `config.path`.
+pub struct HttpServer {
+    listener: TcpListener,
+    service: McpService,
+}
+
+impl HttpServer {
+    /// Binds `addr`. A loopback address keeps the loopback-only host policy;
+    /// any other address accepts the configured hosts (or any host).
+    pub async fn bind(server: Server, addr: &str, mut config: HttpConfig) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let local = listener.local_addr()?;
+        if !local.ip().is_loopback() && config.hosts.allowed_hosts.is_empty() {
+            config.hosts.loopback_only = false;
+        }
+        server.warn_if_ephemeral_key();
+        Ok(HttpServer {
+            listener,
+            service: McpService::with_config(server, config),
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until `shutdown` completes.
+    pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+        let path = self.service.config.path.clone();
+        tokio::pin!(shutdown);
+        loop {
+            let (stream, peer) = tokio::select! {
+                _ = &mut shutdown => return Ok(()),
+                accepted = self.listener.accept() => match accepted {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::warn!("accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+            };
+            // Small SSE frames must not wait for delayed ACKs (Nagle).
+            let _ = stream.set_nodelay(true);
+            let service = self.service.clone();
+            let path = path.clone();
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+                    let service = service.clone();
+                    let on_path = req.uri().path() == path;
+                    async move {
+                        if on_path {
+                            Ok::<_, Infallible>(service.handle(req).await)
+                        } else {
+                            Ok(status(StatusCode::NOT_FOUND))
+                        }
+                    }
+                });
+                let conn = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(true)
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
+                if let Err(e) = conn.await {
+                    tracing::debug!(%peer, "connection ended: {e}");
+                }
+            });
+        }
+    }
+
+    /// Serves until Ctrl-C.
+    pub async fn serve(self) -> std::io::Result<()> {
+        self.serve_until(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+    }
+}
+
+/// Binds `addr` and serves the MCP endpoint at `/mcp` until Ctrl-C.
+pub async fn serve(server: Server, addr: &str) -> std::io::Result<()> {
+    let http = HttpServer::bind(server, addr, HttpConfig::default()).await?;
+    let local = http.local_addr()?;
+    tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
+    http.serve().await
+}

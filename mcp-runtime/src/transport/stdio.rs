@@ -1,0 +1,115 @@
+//! stdio: newline-delimited compact JSON on stdin/stdout.
+//!
+//! stdout carries only protocol messages (logs go to stderr through
+//! `tracing`). The server exits when stdin closes, after answering the
+//! requests still running.
+
+use crate::connection::Connection;
+use crate::server::Server;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// The longest line accepted (16 MiB); a longer one is answered with -32600
+/// and skipped.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Serves the process's stdin and stdout until stdin closes.
+pub async fn serve(server: Server) -> std::io::Result<()> {
+    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves any byte stream pair as stdio (for tests and embedding).
+pub async fn serve_io<R, W>(server: Server, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer_task = tokio::spawn(write_loop(rx, writer));
+    let mut connection = Connection::new(server, tx);
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        line.clear();
+        match read_line(&mut reader, &mut line).await? {
+            LineRead::Eof => break,
+            LineRead::TooLong => {
+                let error =
+                    crate::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
+                connection.receive_rejected(&error);
+            }
+            LineRead::Line => {
+                let text = trim(&line);
+                if !text.is_empty() {
+                    connection.receive(text);
+                }
+            }
+        }
+    }
+    connection.finish().await;
+    writer_task.await.map_err(std::io::Error::other)?
+}
+
+fn trim(line: &[u8]) -> &[u8] {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(line.len());
+    let end = line
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &line[start..end]
+}
+
+enum LineRead {
+    Line,
+    TooLong,
+    Eof,
+}
+
+async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut Vec<u8>) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if too_long {
+                LineRead::TooLong
+            } else if line.is_empty() {
+                LineRead::Eof
+            } else {
+                LineRead::Line
+            });
+        }
+        let (chunk, done) = match memchr(available) {
+            Some(i) => (&available[..i], i + 1),
+            None => (available, available.len()),
+        };
+        if !too_long && line.len() + chunk.len() <= MAX_LINE {
+            line.extend_from_slice(chunk);
+        } else {
+            too_long = true;
+            line.clear();
+        }
+        let found_newline = done != chunk.len();
+        reader.consume(done);
+        if found_newline {
+            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
+        }
+    }
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&b| b == b'\n')
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, writer: W) -> std::io::Result<()> {
+    let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
+    while let Some(message) = rx.recv().await {
+        writer.write_all(&message).await?;
+        writer.write_all(b"\n").await?;
+        while let Ok(message) = rx.try_recv() {
+            writer.write_all(&message).await?;
+            writer.write_all(b"\n").await?;
+        }
+        writer.flush().await?;
+    }
+    writer.flush().await
+}

@@ -1,0 +1,237 @@
+//! The stdio transport: concurrency and out-of-order answers, cancellation,
+//! progress and logging notifications, end of input, and a real process.
+
+mod support;
+
+use mcp_runtime::prelude::*;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use support::{meta_with, StdioClient};
+
+/// Sleeps, then answers.
+#[tool]
+async fn slow(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("slept {ms} ms")
+}
+
+/// Echoes its text.
+#[tool]
+fn echo(text: String) -> String {
+    text
+}
+
+static STARTED: AtomicBool = AtomicBool::new(false);
+static DROPPED: AtomicBool = AtomicBool::new(false);
+static SAW_CANCEL: AtomicBool = AtomicBool::new(false);
+
+struct DropFlag;
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Runs until cancelled.
+#[tool]
+async fn forever(cancel: Cancellation) -> String {
+    let _guard = DropFlag;
+    STARTED.store(true, Ordering::SeqCst);
+    let watcher = cancel.clone();
+    tokio::spawn(async move {
+        watcher.cancelled().await;
+        SAW_CANCEL.store(true, Ordering::SeqCst);
+    });
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "never".into()
+}
+
+/// Reports progress three times and logs at three levels.
+#[tool]
+async fn chatty(ctx: Context) -> String {
+    for step in 0..3 {
+        ctx.progress(f64::from(step * 50), Some(100.0), Some("working"));
+    }
+    ctx.log(LoggingLevel::Debug, None, &"debug detail");
+    ctx.log(LoggingLevel::Info, Some("chatty"), &json!({"step": "info"}));
+    ctx.log(LoggingLevel::Error, None, &"an error");
+    "done".into()
+}
+
+fn client() -> StdioClient {
+    StdioClient::start(Server::builder().build())
+}
+
+#[tokio::test]
+async fn requests_run_concurrently_and_are_answered_out_of_order() {
+    let mut c = client();
+    c.send(1, "tools/call", json!({"name": "slow", "arguments": {"ms": 400}}))
+        .await;
+    c.send(2, "tools/call", json!({"name": "echo", "arguments": {"text": "fast"}}))
+        .await;
+    let first = c.recv().await;
+    let second = c.recv().await;
+    assert_eq!(first["id"], 2, "the fast call answers first");
+    assert_eq!(second["id"], 1);
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn cancelled_notification_stops_the_handler_and_suppresses_its_response() {
+    let mut c = client();
+    c.send(1, "tools/call", json!({"name": "forever", "arguments": {}}))
+        .await;
+    for _ in 0..200 {
+        if STARTED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(STARTED.load(Ordering::SeqCst));
+    c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}"#)
+        .await;
+    let v = c
+        .call(2, "tools/call", json!({"name": "echo", "arguments": {"text": "after"}}))
+        .await;
+    assert_eq!(v["result"]["content"][0]["text"], "after");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(DROPPED.load(Ordering::SeqCst), "the handler's future was dropped");
+    assert!(SAW_CANCEL.load(Ordering::SeqCst), "the cancellation token fired");
+    // Closing stdin ends the server at once: nothing is left running, and no
+    // response to request 1 was ever written.
+    c.to_server = None;
+    let rest = tokio::time::timeout(Duration::from_secs(5), c.from_server.next_line())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(rest, None, "no response for the cancelled request");
+}
+
+#[tokio::test]
+async fn end_of_input_answers_what_is_running_then_exits() {
+    let mut c = client();
+    c.send(1, "tools/call", json!({"name": "slow", "arguments": {"ms": 100}}))
+        .await;
+    c.to_server = None;
+    let v = c.recv().await;
+    assert_eq!(v["result"]["content"][0]["text"], "slept 100 ms");
+    let end = tokio::time::timeout(Duration::from_secs(5), c.from_server.next_line())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(end, None);
+    tokio::time::timeout(Duration::from_secs(5), c.server)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn progress_and_logs_are_sent_only_when_asked_for() {
+    let mut c = client();
+    // Neither a progress token nor a log level: only the result.
+    let v = c
+        .call(1, "tools/call", json!({"name": "chatty", "arguments": {}}))
+        .await;
+    assert_eq!(v["result"]["content"][0]["text"], "done");
+
+    // Both: three progress notifications and the logs at `info` and above, first.
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("tok-1");
+    meta["io.modelcontextprotocol/logLevel"] = json!("info");
+    c.send(
+        2,
+        "tools/call",
+        json!({"_meta": meta, "name": "chatty", "arguments": {}}),
+    )
+    .await;
+    let mut seen: Vec<Value> = Vec::new();
+    loop {
+        let m = c.recv().await;
+        if m["id"] == 2 {
+            break;
+        }
+        seen.push(m);
+    }
+    let progress: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    let logs: Vec<&Value> = seen.iter().filter(|m| m["method"] == "notifications/message").collect();
+    assert_eq!(progress.len(), 3, "{seen:?}");
+    assert!(progress.iter().all(|p| p["params"]["progressToken"] == "tok-1"));
+    let values: Vec<f64> = progress
+        .iter()
+        .map(|p| p["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [0.0, 50.0, 100.0]);
+    let levels: Vec<&str> = logs.iter().map(|l| l["params"]["level"].as_str().unwrap()).collect();
+    assert_eq!(levels, ["info", "error"]);
+    assert_eq!(logs[0]["params"]["logger"], "chatty");
+    c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn blank_lines_are_skipped_and_unknown_notifications_ignored() {
+    let mut c = client();
+    c.send_raw("").await;
+    c.send_raw("   ").await;
+    c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#)
+        .await;
+    let v = c
+        .call(1, "tools/call", json!({"name": "echo", "arguments": {"text": "ok"}}))
+        .await;
+    assert_eq!(v["result"]["content"][0]["text"], "ok");
+    c.close().await.unwrap();
+}
+
+#[test]
+fn the_quickstart_binary_speaks_only_protocol_on_stdout_and_exits_on_eof() {
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+    let cargo = env!("CARGO");
+    let status = Command::new(cargo)
+        .args(["build", "--quiet", "--example", "quickstart"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success());
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let exe = target.join("debug/examples/quickstart");
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("RUST_LOG", "debug")
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let mut stdin = child.stdin.take().unwrap();
+    let discover = support::request(1, "server/discover", json!({}));
+    let call = support::request(
+        2,
+        "tools/call",
+        json!({"name": "divide", "arguments": {"dividend": 1, "divisor": 0}}),
+    );
+    writeln!(stdin, "{discover}\nthis is not json\n{call}").unwrap();
+    drop(stdin);
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).expect("JSON only"))
+        .collect();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let by_id = |id: i64| lines.iter().find(|l| l["id"] == id).unwrap();
+    support::validate_emitted(by_id(1), Some("server/discover"));
+    assert_eq!(
+        by_id(1)["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "quickstart"
+    );
+    assert_eq!(by_id(2)["result"]["isError"], true);
+    assert!(lines.iter().any(|l| l["error"]["code"] == -32700));
+}

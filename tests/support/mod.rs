@@ -1,0 +1,229 @@
+//! Shared test support: schema validation of every emitted message against
+//! the official JSON Schema, and an in-memory stdio client.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+
+/// The spec folder: `$MCP_SPEC_DIR`, or `../shared/spec` beside the repository.
+pub fn spec_dir() -> PathBuf {
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec"),
+    }
+}
+
+type Cache = Mutex<HashMap<(String, String), Arc<jsonschema::Validator>>>;
+
+fn schema(revision: &str) -> Value {
+    static SCHEMAS: OnceLock<Mutex<HashMap<String, Value>>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(Default::default);
+    let mut schemas = schemas.lock().unwrap();
+    schemas
+        .entry(revision.to_owned())
+        .or_insert_with(|| {
+            let path = spec_dir().join(revision).join("schema.json");
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            serde_json::from_str(&text).unwrap()
+        })
+        .clone()
+}
+
+fn validator(revision: &str, def: &str) -> Arc<jsonschema::Validator> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (revision.to_owned(), def.to_owned());
+    if let Some(v) = cache.lock().unwrap().get(&key) {
+        return v.clone();
+    }
+    let mut root = schema(revision);
+    assert!(root["$defs"].get(def).is_some(), "schema {revision} has no $defs/{def}");
+    root["$ref"] = json!(format!("#/$defs/{def}"));
+    let v = Arc::new(jsonschema::validator_for(&root).unwrap_or_else(|e| panic!("bad schema: {e}")));
+    cache.lock().unwrap().insert(key, v.clone());
+    v
+}
+
+/// Asserts that `message` is valid as `$defs/<def>` of the revision.
+pub fn assert_valid(revision: &str, def: &str, message: &Value) {
+    let v = validator(revision, def);
+    let errors: Vec<String> = v
+        .iter_errors(message)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "message is not a valid {def} ({revision}):\n{message}\nerrors: {errors:#?}"
+    );
+}
+
+/// The error-type definition a code must satisfy in 2026-07-28.
+fn error_def(code: i64) -> Option<&'static str> {
+    Some(match code {
+        -32700 => "ParseError",
+        -32600 => "InvalidRequestError",
+        -32601 => "MethodNotFoundError",
+        -32602 => "InvalidParamsError",
+        -32603 => "InternalError",
+        -32020 => "HeaderMismatchError",
+        -32021 => "MissingRequiredClientCapabilityError",
+        -32022 => "UnsupportedProtocolVersionError",
+        _ => return None,
+    })
+}
+
+/// Validates one message the server emitted, of whatever kind, against the
+/// 2026-07-28 schema; `method` names the request a response answers.
+pub fn validate_emitted(message: &Value, method: Option<&str>) {
+    const REV: &str = "2026-07-28";
+    assert_valid(REV, "JSONRPCMessage", message);
+    if let Some(error) = message.get("error") {
+        assert_valid(REV, "JSONRPCErrorResponse", message);
+        let code = error["code"].as_i64().expect("integer error code");
+        let def = error_def(code).unwrap_or_else(|| panic!("the server emitted a non-spec error code {code}"));
+        // The standard codes' definitions describe the `error` member; the
+        // MCP codes' definitions describe the whole response.
+        if code <= -32600 {
+            assert_valid(REV, def, error);
+        } else {
+            assert_valid(REV, def, message);
+        }
+    } else if let Some(result) = message.get("result") {
+        assert_valid(REV, "JSONRPCResultResponse", message);
+        assert!(
+            result.get("resultType").is_some(),
+            "result without resultType: {message}"
+        );
+        assert!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string(),
+            "result without _meta.serverInfo: {message}"
+        );
+        let def = match (method, result["resultType"].as_str()) {
+            (_, Some("input_required")) => Some("InputRequiredResult"),
+            (Some("server/discover"), _) => Some("DiscoverResultResponse"),
+            (Some("tools/list"), _) => Some("ListToolsResultResponse"),
+            (Some("tools/call"), _) => Some("CallToolResultResponse"),
+            (Some("prompts/list"), _) => Some("ListPromptsResultResponse"),
+            (Some("prompts/get"), _) => Some("GetPromptResultResponse"),
+            (Some("resources/list"), _) => Some("ListResourcesResultResponse"),
+            (Some("resources/templates/list"), _) => Some("ListResourceTemplatesResultResponse"),
+            (Some("resources/read"), _) => Some("ReadResourceResultResponse"),
+            (Some("completion/complete"), _) => Some("CompleteResultResponse"),
+            _ => None,
+        };
+        match def {
+            Some("InputRequiredResult") => assert_valid(REV, "InputRequiredResult", result),
+            Some(def) => assert_valid(REV, def, message),
+            None => {}
+        }
+    } else if let Some(method) = message.get("method").and_then(Value::as_str) {
+        let def = match method {
+            "notifications/progress" => "ProgressNotification",
+            "notifications/message" => "LoggingMessageNotification",
+            "notifications/tools/list_changed" => "ToolListChangedNotification",
+            "notifications/prompts/list_changed" => "PromptListChangedNotification",
+            "notifications/resources/list_changed" => "ResourceListChangedNotification",
+            "notifications/resources/updated" => "ResourceUpdatedNotification",
+            "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
+            other => panic!("the server emitted an unexpected message {other}: {message}"),
+        };
+        assert_valid(REV, def, message);
+    }
+}
+
+/// The `_meta` every 2026-07-28 request carries, with these capabilities.
+pub fn meta_with(caps: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps,
+        "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": "1.0.0"}
+    })
+}
+
+/// A request line with valid `_meta` merged into `params`.
+pub fn request(id: i64, method: &str, params: Value) -> String {
+    let mut params = params;
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta_with(json!({}));
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// A client of an in-memory stdio server: writes lines, reads lines, and
+/// validates every line it reads (compact single-line JSON, schema-valid).
+pub struct StdioClient {
+    pub to_server: Option<DuplexStream>,
+    pub from_server: Lines<BufReader<DuplexStream>>,
+    pub server: tokio::task::JoinHandle<std::io::Result<()>>,
+    methods: HashMap<i64, String>,
+}
+
+impl StdioClient {
+    pub fn start(server: mcp_runtime::Server) -> Self {
+        let (client_w, server_r) = tokio::io::duplex(1 << 20);
+        let (server_w, client_r) = tokio::io::duplex(1 << 20);
+        let task = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
+        StdioClient {
+            to_server: Some(client_w),
+            from_server: BufReader::new(client_r).lines(),
+            server: task,
+            methods: HashMap::new(),
+        }
+    }
+
+    /// Sends one raw line.
+    pub async fn send_raw(&mut self, line: &str) {
+        if let Ok(v) = serde_json::from_str::<Value>(line) {
+            if let (Some(id), Some(m)) = (v["id"].as_i64(), v["method"].as_str()) {
+                self.methods.insert(id, m.to_owned());
+            }
+        }
+        let w = self.to_server.as_mut().expect("stdin still open");
+        w.write_all(line.as_bytes()).await.unwrap();
+        w.write_all(b"\n").await.unwrap();
+        w.flush().await.unwrap();
+    }
+
+    /// Sends a request with valid `_meta`.
+    pub async fn send(&mut self, id: i64, method: &str, params: Value) {
+        self.send_raw(&request(id, method, params)).await;
+    }
+
+    /// Reads the next message (5 s timeout), validated.
+    pub async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.from_server.next_line())
+            .await
+            .expect("timed out waiting for the server")
+            .unwrap()
+            .expect("server closed stdout");
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+        assert_eq!(value.to_string(), line, "not compact single-line JSON");
+        let method = value["id"].as_i64().and_then(|id| self.methods.get(&id)).cloned();
+        validate_emitted(&value, method.as_deref());
+        value
+    }
+
+    /// Sends a request and reads messages until its response arrives.
+    pub async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(id, method, params).await;
+        loop {
+            let msg = self.recv().await;
+            if msg["id"] == json!(id) {
+                return msg;
+            }
+        }
+    }
+
+    /// Closes stdin and waits for the server to exit.
+    pub async fn close(mut self) -> std::io::Result<()> {
+        self.to_server = None;
+        tokio::time::timeout(Duration::from_secs(5), self.server)
+            .await
+            .expect("server did not exit")
+            .unwrap()
+    }
+}

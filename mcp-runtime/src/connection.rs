@@ -20,6 +20,8 @@ type InFlight = Arc<Mutex<HashMap<RequestId, (Cancellation, AbortHandle, bool)>>
 /// One peer's message stream.
 pub struct Connection {
     server: Server,
+    session: Option<Arc<crate::legacy::Session>>,
+    forwarder: Option<AbortHandle>,
     outbound: Outbound,
     in_flight: InFlight,
     tasks: JoinSet<()>,
@@ -40,6 +42,8 @@ impl Connection {
     pub fn new(server: Server, outbound: Outbound) -> Self {
         Connection {
             server,
+            session: None,
+            forwarder: None,
             outbound,
             in_flight: Arc::default(),
             tasks: JoinSet::new(),
@@ -54,6 +58,21 @@ impl Connection {
                 let _ = self
                     .outbound
                     .send(Reply::error(rejected.id.as_ref(), &rejected.error).body);
+            }
+            Ok(Message::Request(request))
+                if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) =>
+            {
+                let reply = match self.server.initialize(&request, None) {
+                    Ok((session, body)) => {
+                        let forward =
+                            crate::legacy::events::forward(self.server.clone(), session.clone(), self.outbound.clone());
+                        self.forwarder = Some(tokio::spawn(forward).abort_handle());
+                        self.session = Some(session);
+                        crate::jsonrpc::encode_result_raw(&request.id, &body)
+                    }
+                    Err(e) => Reply::error(Some(&request.id), &e).body,
+                };
+                let _ = self.outbound.send(reply);
             }
             Ok(Message::Request(request)) => self.spawn(request),
             Ok(Message::Notification(n)) => {
@@ -71,7 +90,10 @@ impl Connection {
                 }
             }
             Ok(Message::Response(r)) => {
-                tracing::debug!(id = %r.id, "response with no matching request ignored");
+                let id = r.id.clone();
+                if !self.session.as_ref().is_some_and(|s| s.deliver(r)) {
+                    tracing::debug!(%id, "response with no matching request ignored");
+                }
             }
         }
     }
@@ -87,12 +109,14 @@ impl Connection {
         // The lock is held across the spawn so that the task's own removal
         // cannot run before its entry is inserted.
         let mut table = lock(&self.in_flight);
+        let session = self.session.clone();
         let abort = self.tasks.spawn(async move {
             let scope = Scope {
                 headers: Default::default(),
                 outbound: Some(outbound.clone()),
                 cancel: task_cancel.clone(),
                 principal: None,
+                session,
             };
             let reply = server.handle_request(&request, scope).await;
             lock(&in_flight).remove(&request.id);
@@ -106,6 +130,9 @@ impl Connection {
     /// Ends the stream: closes subscription streams, then waits for every
     /// other request still running to finish (and be answered).
     pub async fn finish(mut self) {
+        if let Some(f) = self.forwarder.take() {
+            f.abort();
+        }
         for (cancel, abort, long_lived) in lock(&self.in_flight).values() {
             if *long_lived {
                 cancel.cancel();

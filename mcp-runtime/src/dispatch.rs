@@ -87,7 +87,7 @@ impl Method {
 }
 
 /// Everything a handler's run needs besides the request itself.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Scope {
     /// Header facts to compare with the body (none on stdio).
     pub headers: HeaderFacts,
@@ -97,6 +97,8 @@ pub struct Scope {
     pub cancel: Cancellation,
     /// The authenticated principal, if the transport knows one.
     pub principal: Option<String>,
+    /// The legacy session the request belongs to, if any.
+    pub session: Option<Arc<crate::legacy::Session>>,
 }
 
 /// The MRTR fields every round of a multi round-trip request may carry.
@@ -133,6 +135,11 @@ impl Server {
 
     async fn route(&self, request: &Request, scope: Scope) -> Result<Vec<u8>, McpError> {
         let params = request.params.as_deref();
+        if let Some(session) = scope.session.clone() {
+            if !meta::has_protocol_version(params) {
+                return crate::legacy::dispatch::route(self, request, &session, scope).await;
+            }
+        }
         let method_name = request.method.as_str();
         let meta = meta::validate(params, &scope.headers, || {
             let needs_name = matches!(method_name, "tools/call" | "prompts/get" | "resources/read");
@@ -149,6 +156,21 @@ impl Server {
             scope.headers.check_routing(method_name, name)
         })?;
         let method = Method::parse(method_name).ok_or_else(|| McpError::method_not_found(method_name))?;
+        self.serve(method, request, meta, scope).await
+    }
+
+    /// Serves a routed method with validated (or, for a legacy session,
+    /// synthesized) metadata. Results carry every 2026 field; the legacy
+    /// path strips them afterwards.
+    pub(crate) async fn serve(
+        &self,
+        method: Method,
+        request: &Request,
+        meta: RequestMeta,
+        scope: Scope,
+    ) -> Result<Vec<u8>, McpError> {
+        let params = request.params.as_deref();
+        let method_name = request.method.as_str();
         let router = self.router();
         let offered = match method {
             Method::Discover | Method::SubscriptionsListen => true,
@@ -172,28 +194,41 @@ impl Server {
             Method::ToolsCall => {
                 let call: tools::serve::CallParams<'_> = parse_params(params)?;
                 let headers = scope.headers.clone();
-                let (ctx, round) = self.open_round(request, meta, scope, method_name, call.name(), params)?;
-                let outcome = tools::serve::call(&router, &call, &headers, ctx).await?;
+                let (router, call, headers) = (&router, &call, &headers);
+                let outcome = self
+                    .rounds(request, meta, scope, call.name(), |ctx| {
+                        tools::serve::call(router, call, headers, ctx)
+                    })
+                    .await?;
                 Ok(match outcome {
                     Outcome::Complete(result) => self.finish_with_meta(result),
-                    Outcome::InputRequired(ir) => self.finish_input_required(&round.close(self, ir)?),
+                    Outcome::InputRequired(ir) => self.finish_input_required(&ir),
                 })
             }
             Method::ResourcesRead => {
                 let read: resources::serve::ReadParams = parse_params(params)?;
-                let (ctx, round) = self.open_round(request, meta, scope, method_name, &read.uri, params)?;
-                Ok(match resources::serve::read(&router, &read, ctx).await? {
+                let (router, read) = (&router, &read);
+                let outcome = self
+                    .rounds(request, meta, scope, &read.uri, |ctx| {
+                        resources::serve::read(router, read, ctx)
+                    })
+                    .await?;
+                Ok(match outcome {
                     Outcome::Complete(result) => self.finish(&result),
-                    Outcome::InputRequired(ir) => self.finish_input_required(&round.close(self, ir)?),
+                    Outcome::InputRequired(ir) => self.finish_input_required(&ir),
                 })
             }
             Method::PromptsGet => {
                 let get: prompts::serve::GetParams = parse_params(params)?;
-                let name = get.name.clone();
-                let (ctx, round) = self.open_round(request, meta, scope, method_name, &name, params)?;
-                Ok(match prompts::serve::get(&router, get, ctx).await? {
+                let (router, get) = (&router, &get);
+                let outcome = self
+                    .rounds(request, meta, scope, &get.name, |ctx| {
+                        prompts::serve::get(router, get, ctx)
+                    })
+                    .await?;
+                Ok(match outcome {
                     Outcome::Complete(result) => self.finish(&result),
-                    Outcome::InputRequired(ir) => self.finish_input_required(&round.close(self, ir)?),
+                    Outcome::InputRequired(ir) => self.finish_input_required(&ir),
                 })
             }
             Method::SubscriptionsListen => {
@@ -202,6 +237,74 @@ impl Server {
                 let ctx = self.context(request, meta, scope);
                 subscriptions::listen(self, listen, ctx).await
             }
+        }
+    }
+
+    /// Runs a handler that may ask for input. Modern: one round; an
+    /// `input_required` outcome leaves with a sealed `requestState`. Legacy
+    /// session: the asks become real requests to the client, and the
+    /// handler runs again with the answers, until it completes.
+    async fn rounds<T, F, Fut>(
+        &self,
+        request: &Request,
+        meta: RequestMeta,
+        scope: Scope,
+        name: &str,
+        run: F,
+    ) -> Result<Outcome<T>, McpError>
+    where
+        F: Fn(Context) -> Fut,
+        Fut: std::future::Future<Output = Result<Outcome<T>, McpError>>,
+    {
+        let p: RoundParams<'_> = parse_params(request.params.as_deref())?;
+        let arguments: Option<serde_json::Value> = p.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok());
+        let round = Round {
+            method: request.method.clone(),
+            name: name.to_owned(),
+            arguments,
+            principal: scope.principal.clone(),
+            scope: Arc::new(MrtrScope::default()),
+        };
+        let opened = crate::mrtr::open_round(
+            &self.inner.sealer,
+            &round.binding(),
+            p.input_responses,
+            p.request_state.as_deref(),
+        )?;
+        let Some(session) = scope.session.clone() else {
+            let round = Round {
+                scope: Arc::new(opened),
+                ..round
+            };
+            let ctx = self.context_with(request, meta, scope, Some(round.scope.clone()));
+            return match run(ctx).await? {
+                Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(round.close(self, ir)?)),
+                complete => Ok(complete),
+            };
+        };
+        let outbound = scope
+            .outbound
+            .clone()
+            .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
+        let mut current = Arc::new(opened);
+        loop {
+            let ctx = self.context_with(request, meta.clone(), scope.clone(), Some(current.clone()));
+            let ir = match run(ctx).await? {
+                Outcome::InputRequired(ir) => ir,
+                complete => return Ok(complete),
+            };
+            if ir.input_requests.is_empty() || current.round + 1 > crate::mrtr::MAX_ROUNDS {
+                return Err(McpError::internal("the handler asked for input it cannot get"));
+            }
+            let answers = session.ask(&ir.input_requests, &outbound).await?;
+            let mut merged = current.answers.clone();
+            merged.extend(answers);
+            let state = current.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            current = Arc::new(MrtrScope {
+                answers: merged,
+                state: std::sync::Mutex::new(state),
+                round: current.round + 1,
+            });
         }
     }
 
@@ -226,42 +329,6 @@ impl Server {
             mrtr,
             principal: scope.principal,
         })
-    }
-
-    /// Verifies the round's `requestState` and builds the handler's context.
-    fn open_round(
-        &self,
-        request: &Request,
-        meta: RequestMeta,
-        scope: Scope,
-        method: &str,
-        name: &str,
-        params: Option<&RawValue>,
-    ) -> Result<(Context, Round), McpError> {
-        let p: RoundParams<'_> = parse_params(params)?;
-        let arguments: Option<serde_json::Value> = match p.arguments {
-            Some(raw) => serde_json::from_str(raw.get()).ok(),
-            None => None,
-        };
-        let round = Round {
-            method: method.to_owned(),
-            name: name.to_owned(),
-            arguments,
-            principal: scope.principal.clone(),
-            scope: Arc::new(MrtrScope::default()),
-        };
-        let opened = crate::mrtr::open_round(
-            &self.inner.sealer,
-            &round.binding(),
-            p.input_responses,
-            p.request_state.as_deref(),
-        )?;
-        let round = Round {
-            scope: Arc::new(opened),
-            ..round
-        };
-        let ctx = self.context_with(request, meta, scope, Some(round.scope.clone()));
-        Ok((ctx, round))
     }
 
     /// Serializes a result whose `_meta` is absent and appends `_meta.serverInfo`.

@@ -39,6 +39,7 @@ pub mod dispatch;
 pub mod error;
 pub mod headers;
 pub mod jsonrpc;
+pub mod legacy;
 pub mod meta;
 pub mod mrtr;
 mod panic;

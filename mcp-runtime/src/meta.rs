@@ -123,3 +123,14 @@ fn parse_opt<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>, key: &str) 
             .map_err(|e| field_error(key, &format!("is malformed: {e}"))),
     }
 }
+
+/// Whether a request's params carry a modern `_meta` protocol version (so
+/// that it is served statelessly even inside a legacy session).
+pub fn has_protocol_version(params: Option<&RawValue>) -> bool {
+    let Some(params) = params else { return false };
+    let Ok(head) = serde_json::from_str::<ParamsHead<'_>>(params.get()) else {
+        return false;
+    };
+    let Some(meta) = head.meta else { return false };
+    serde_json::from_str::<MetaHead<'_>>(meta.get()).is_ok_and(|m| m.protocol_version.is_some())
+}

@@ -72,6 +72,8 @@ pub struct Config {
     pub list_cache: CacheHint,
     /// Caching hints of `server/discover` (default 60 000 ms, public).
     pub discover_cache: CacheHint,
+    /// Whether 2025-11-25 clients are served (`initialize`, sessions). Default true.
+    pub legacy: bool,
 }
 
 impl Default for Config {
@@ -92,6 +94,7 @@ impl Default for Config {
                 ttl_ms: 60_000,
                 scope: CacheScope::Public,
             },
+            legacy: true,
         }
     }
 }
@@ -470,6 +473,13 @@ impl ServerBuilder {
     /// Sets the caching hints of list results.
     pub fn list_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.config.list_cache = CacheHint { ttl_ms, scope };
+        self
+    }
+
+    /// Serves only 2026-07-28: `initialize` is answered with an error naming
+    /// the supported versions, as the spec recommends.
+    pub fn modern_only(mut self) -> Self {
+        self.config.legacy = false;
         self
     }
 

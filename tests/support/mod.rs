@@ -227,3 +227,57 @@ impl StdioClient {
             .unwrap()
     }
 }
+
+/// Validates a message emitted on a legacy (2025-11-25) session against that
+/// revision's schema, and checks it carries no 2026-only field.
+pub fn validate_legacy(message: &Value, method: Option<&str>) {
+    const REV: &str = "2025-11-25";
+    assert_valid(REV, "JSONRPCMessage", message);
+    if let Some(result) = message.get("result") {
+        assert_valid(REV, "JSONRPCResultResponse", message);
+        for key in ["resultType", "ttlMs", "cacheScope"] {
+            assert!(
+                result.get(key).is_none(),
+                "2026-only field {key} on the legacy wire: {message}"
+            );
+        }
+        assert!(
+            result["_meta"].get("io.modelcontextprotocol/serverInfo").is_none(),
+            "{message}"
+        );
+        let def = match method {
+            Some("initialize") => Some("InitializeResult"),
+            Some("ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe") => {
+                assert_eq!(result, &json!({}), "must be exactly {{}}");
+                None
+            }
+            Some("tools/list") => Some("ListToolsResult"),
+            Some("tools/call") => Some("CallToolResult"),
+            Some("prompts/list") => Some("ListPromptsResult"),
+            Some("prompts/get") => Some("GetPromptResult"),
+            Some("resources/list") => Some("ListResourcesResult"),
+            Some("resources/read") => Some("ReadResourceResult"),
+            Some("completion/complete") => Some("CompleteResult"),
+            _ => None,
+        };
+        if let Some(def) = def {
+            assert_valid(REV, def, result);
+        }
+    } else if message.get("error").is_some() {
+        assert_valid(REV, "JSONRPCErrorResponse", message);
+    } else if let Some(m) = message.get("method").and_then(Value::as_str) {
+        let def = match m {
+            "elicitation/create" => "ElicitRequest",
+            "sampling/createMessage" => "CreateMessageRequest",
+            "roots/list" => "ListRootsRequest",
+            "notifications/progress" => "ProgressNotification",
+            "notifications/message" => "LoggingMessageNotification",
+            "notifications/tools/list_changed" => "ToolListChangedNotification",
+            "notifications/prompts/list_changed" => "PromptListChangedNotification",
+            "notifications/resources/list_changed" => "ResourceListChangedNotification",
+            "notifications/resources/updated" => "ResourceUpdatedNotification",
+            other => panic!("unexpected legacy message {other}: {message}"),
+        };
+        assert_valid(REV, def, message);
+    }
+}

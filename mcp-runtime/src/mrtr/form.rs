@@ -75,7 +75,8 @@ fn strip_null(prop: &Value) -> Value {
             if kept.len() == 1 && kept[0].get("const").is_none() {
                 let mut merged = kept[0].clone();
                 if let (Some(m), Some(d)) = (merged.as_object_mut(), prop.get("description")) {
-                    m.entry("description").or_insert(d.clone());
+                    // The field's own description wins over its type's.
+                    m.insert("description".into(), d.clone());
                 }
                 if let (Some(m), Some(d)) = (merged.as_object_mut(), prop.get("default")) {
                     m.entry("default").or_insert(d.clone());
@@ -140,8 +141,9 @@ fn primitive(prop: &Value) -> Value {
             out.insert("type".into(), "string".into());
             if let Some(alts) = prop.get("oneOf").and_then(Value::as_array) {
                 out.insert("oneOf".into(), Value::Array(titled(alts)));
-            } else if let Some(e) = prop.get("enum") {
-                out.insert("enum".into(), e.clone());
+            } else if let Some(Value::Array(e)) = prop.get("enum") {
+                let values: Vec<Value> = e.iter().filter(|v| v.is_string()).cloned().collect();
+                out.insert("enum".into(), Value::Array(values));
                 if let Some(names) = prop.get("enumNames") {
                     out.insert("enumNames".into(), names.clone());
                 }

@@ -33,14 +33,14 @@ pub(crate) struct GetParams {
 /// `prompts/get`: checks the arguments against the prompt's, then runs it.
 pub(crate) async fn get(
     router: &Router,
-    params: GetParams,
+    params: &GetParams,
     ctx: Context,
 ) -> Result<Outcome<GetPromptResult>, McpError> {
     let Some(&index) = router.prompt_index.get(params.name.as_str()) else {
         return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
     };
     let entry = &router.prompts[index];
-    let args = params.arguments.unwrap_or_default();
+    let args = params.arguments.clone().unwrap_or_default();
     let declared = entry.prompt.arguments.as_deref().unwrap_or_default();
     for a in declared {
         if a.required == Some(true) && !args.contains_key(&a.name) {
@@ -63,7 +63,7 @@ pub(crate) async fn get(
             )));
         }
     }
-    let name = params.name;
+    let name = &params.name;
     let started = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args, ctx)));
     let result = match started {
         Ok(future) => CatchUnwind::new(future).await,

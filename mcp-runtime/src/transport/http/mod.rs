@@ -20,6 +20,7 @@ use crate::context::Cancellation;
 use crate::dispatch::{Reply, Scope};
 use crate::headers::HeaderFacts;
 use crate::jsonrpc::{self, Message};
+use crate::legacy::SessionStore;
 use crate::server::Server;
 use bytes::Bytes;
 use http::{header, HeaderMap, Method, Request, Response, StatusCode};
@@ -49,6 +50,10 @@ pub struct HttpConfig {
     /// proxy in front of the server (for example `x-authenticated-user`).
     /// `requestState` is bound to it. `None` (the default): no principal.
     pub principal_header: Option<String>,
+    /// Legacy (2025-11-25) sessions idle longer than this are dropped (default 30 minutes).
+    pub session_idle: Duration,
+    /// At most this many legacy sessions at once (default 10 000; the longest idle makes room).
+    pub max_sessions: usize,
 }
 
 impl Default for HttpConfig {
@@ -62,6 +67,8 @@ impl Default for HttpConfig {
             keep_alive: Duration::from_secs(15),
             path: "/mcp".into(),
             principal_header: None,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
         }
     }
 }
@@ -71,21 +78,20 @@ impl Default for HttpConfig {
 pub struct McpService {
     server: Server,
     config: Arc<HttpConfig>,
+    sessions: Arc<SessionStore>,
 }
 
 impl McpService {
     /// The endpoint of `server` with the default settings (loopback hosts only).
     pub fn new(server: Server) -> Self {
-        McpService {
-            server,
-            config: Arc::new(HttpConfig::default()),
-        }
+        McpService::with_config(server, HttpConfig::default())
     }
 
     /// The endpoint with these settings.
     pub fn with_config(server: Server, config: HttpConfig) -> Self {
         McpService {
             server,
+            sessions: Arc::new(SessionStore::new(config.session_idle, config.max_sessions)),
             config: Arc::new(config),
         }
     }
@@ -107,11 +113,32 @@ impl McpService {
             tracing::warn!("{why}");
             return error_response(StatusCode::FORBIDDEN, &crate::McpError::invalid_request(why));
         }
-        if parts.method != Method::POST {
-            let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
-            r.headers_mut()
-                .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
-            return r;
+        let session_id = header_str(&parts.headers, "mcp-session-id");
+        let session = match &session_id {
+            None => None,
+            Some(id) => match self.sessions.get(id) {
+                Some(s) => Some(s),
+                None => {
+                    let e = crate::McpError::invalid_request("Session not found: initialize a new session");
+                    return error_response(StatusCode::NOT_FOUND, &e);
+                }
+            },
+        };
+        match (&parts.method, &session) {
+            (&Method::POST, _) => {}
+            (&Method::GET, Some(s)) => return self.session_stream(s.clone()),
+            (&Method::DELETE, Some(s)) => {
+                if let Some(id) = &s.id {
+                    self.sessions.remove(id);
+                }
+                return status(StatusCode::OK);
+            }
+            _ => {
+                let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
+                r.headers_mut()
+                    .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
+                return r;
+            }
         }
         if let Some(ct) = header_str(&parts.headers, "content-type") {
             if !ct.to_ascii_lowercase().starts_with("application/json") {
@@ -137,14 +164,66 @@ impl McpService {
                 *r.status_mut() = StatusCode::BAD_REQUEST;
                 return r;
             }
-            Ok(Message::Notification(_)) | Ok(Message::Response(_)) => return status(StatusCode::ACCEPTED),
+            Ok(Message::Notification(_)) => return status(StatusCode::ACCEPTED),
+            Ok(Message::Response(r)) => {
+                if let Some(s) = &session {
+                    s.deliver(r);
+                }
+                return status(StatusCode::ACCEPTED);
+            }
             Ok(Message::Request(r)) => r,
         };
+        if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
+            return self.initialize(&request);
+        }
         let facts = header_facts(&parts.headers, self.config.principal_header.as_deref());
-        self.respond(request, facts).await
+        self.respond(request, facts, session).await
     }
 
-    async fn respond(&self, request: jsonrpc::Request, headers: HeaderFacts) -> Response<McpBody> {
+    /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
+    fn initialize(&self, request: &jsonrpc::Request) -> Response<McpBody> {
+        let id = SessionStore::new_id();
+        match self.server.initialize(request, Some(id.clone())) {
+            Ok((session, body)) => {
+                self.sessions.insert(session);
+                let mut r = json_reply(Reply {
+                    body: jsonrpc::encode_result_raw(&request.id, &body),
+                    status: 200,
+                });
+                if let Ok(v) = http::HeaderValue::from_str(&id) {
+                    r.headers_mut().insert("mcp-session-id", v);
+                }
+                r
+            }
+            Err(e) => json_reply(Reply::error(Some(&request.id), &e)),
+        }
+    }
+
+    /// The GET stream of a legacy session: list changes and subscribed
+    /// resource updates, until the client goes away.
+    fn session_stream(&self, session: Arc<crate::legacy::Session>) -> Response<McpBody> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let server = self.server.clone();
+        let forward: body::ReplyFuture = Box::pin(async move {
+            crate::legacy::events::forward(server, session, tx).await;
+            std::future::pending::<Reply>().await
+        });
+        sse(McpBody::sse(
+            Vec::new(),
+            rx,
+            Some(forward),
+            None,
+            Cancellation::new(),
+            self.config.keep_alive,
+        ))
+    }
+
+    async fn respond(
+        &self,
+        request: jsonrpc::Request,
+        headers: HeaderFacts,
+        session: Option<Arc<crate::legacy::Session>>,
+    ) -> Response<McpBody> {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let cancel = Cancellation::new();
         let principal = self
@@ -157,6 +236,7 @@ impl McpService {
             outbound: Some(tx),
             cancel: cancel.clone(),
             principal,
+            session,
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));

@@ -1,0 +1,236 @@
+//! A legacy session: what `initialize` negotiated, and the bookkeeping of
+//! server-to-client requests.
+
+use crate::context::Outbound;
+use crate::error::McpError;
+use crate::jsonrpc;
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+type Answer = Result<Value, Value>;
+
+/// One legacy session.
+#[derive(Debug)]
+pub struct Session {
+    /// The session id (HTTP), or `None` for stdio.
+    pub id: Option<String>,
+    /// The negotiated protocol revision.
+    pub version: &'static str,
+    /// What the client declared in `initialize`.
+    pub capabilities: ClientCapabilities,
+    /// Who the client said it is.
+    pub client_info: Option<Implementation>,
+    log_level: Mutex<Option<LoggingLevel>>,
+    subscriptions: Mutex<HashSet<String>>,
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
+    next_id: AtomicU64,
+    last_seen: Mutex<Instant>,
+}
+
+/// How long a server-to-client request waits for its answer.
+pub const ASK_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Session {
+    /// A session for what an `initialize` negotiated.
+    pub fn new(
+        id: Option<String>,
+        version: &'static str,
+        capabilities: ClientCapabilities,
+        client_info: Option<Implementation>,
+    ) -> Self {
+        Session {
+            id,
+            version,
+            capabilities,
+            client_info,
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::default(),
+            pending: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            last_seen: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The level set by `logging/setLevel`, if any.
+    pub fn log_level(&self) -> Option<LoggingLevel> {
+        *lock(&self.log_level)
+    }
+
+    /// Sets the session's log level.
+    pub fn set_log_level(&self, level: LoggingLevel) {
+        *lock(&self.log_level) = Some(level);
+    }
+
+    /// Subscribes to updates of `uri`.
+    pub fn subscribe(&self, uri: String) {
+        lock(&self.subscriptions).insert(uri);
+    }
+
+    /// Unsubscribes from `uri`.
+    pub fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    /// Whether the session subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Marks the session used now.
+    pub fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        lock(&self.last_seen).elapsed()
+    }
+
+    /// Delivers a client's response to the server-to-client request it answers.
+    /// Returns whether a request was waiting for it.
+    pub fn deliver(&self, response: jsonrpc::Response) -> bool {
+        let Some(tx) = lock(&self.pending).remove(&response.id) else {
+            return false;
+        };
+        let answer = match response.outcome {
+            Ok(result) => serde_json::from_str(result.get()).map_err(|_| Value::Null),
+            Err(error) => Err(serde_json::from_str(error.get()).unwrap_or(Value::Null)),
+        };
+        tx.send(answer).is_ok()
+    }
+
+    /// Sends each input request as a real request on `outbound` and waits
+    /// (at most [`ASK_TIMEOUT`]) for all answers, keyed like the requests.
+    pub async fn ask(
+        &self,
+        requests: &Map<String, Value>,
+        outbound: &Outbound,
+    ) -> Result<Map<String, Value>, McpError> {
+        let mut waiting = Vec::with_capacity(requests.len());
+        for (key, request) in requests {
+            let id = RequestId::String(format!("s-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
+            let (tx, rx) = oneshot::channel();
+            lock(&self.pending).insert(id.clone(), tx);
+            let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+            let params = request
+                .get("params")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            if outbound.send(jsonrpc::encode_request(&id, method, &params)).is_err() {
+                lock(&self.pending).remove(&id);
+                return Err(McpError::internal("the client's stream closed"));
+            }
+            waiting.push((key.clone(), id, rx));
+        }
+        let mut answers = Map::new();
+        for (key, id, rx) in waiting {
+            match tokio::time::timeout(ASK_TIMEOUT, rx).await {
+                Ok(Ok(Ok(value))) => {
+                    answers.insert(key, value);
+                }
+                Ok(Ok(Err(error))) => {
+                    let message = error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("error")
+                        .to_owned();
+                    return Err(McpError::internal(format!(
+                        "the client answered {key:?} with an error: {message}"
+                    )));
+                }
+                Ok(Err(_)) | Err(_) => {
+                    lock(&self.pending).remove(&id);
+                    return Err(McpError::internal(format!("the client did not answer {key:?} in time")));
+                }
+            }
+        }
+        Ok(answers)
+    }
+}
+
+/// The HTTP sessions of a server: bounded in number, reaped when idle.
+#[derive(Debug)]
+pub struct SessionStore {
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Sessions idle longer than this are dropped.
+    pub idle_timeout: Duration,
+    /// At most this many sessions; the longest idle one makes room.
+    pub max_sessions: usize,
+}
+
+impl Default for SessionStore {
+    fn default() -> Self {
+        SessionStore::new(Duration::from_secs(30 * 60), 10_000)
+    }
+}
+
+impl SessionStore {
+    /// A store with these bounds.
+    pub fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
+        SessionStore {
+            sessions: Mutex::default(),
+            idle_timeout,
+            max_sessions: max_sessions.max(1),
+        }
+    }
+
+    /// A new unguessable session id: 128 random bits, hex (visible ASCII).
+    pub fn new_id() -> String {
+        use chacha20poly1305::aead::rand_core::RngCore;
+        let mut bytes = [0u8; 16];
+        chacha20poly1305::aead::OsRng.fill_bytes(&mut bytes);
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Adds a session (reaping idle ones, and evicting the longest idle one when full).
+    pub fn insert(&self, session: Arc<Session>) {
+        let Some(id) = session.id.clone() else { return };
+        let mut map = lock(&self.sessions);
+        map.retain(|_, s| s.idle_for() < self.idle_timeout);
+        if map.len() >= self.max_sessions {
+            if let Some(oldest) = map.iter().max_by_key(|(_, s)| s.idle_for()).map(|(k, _)| k.clone()) {
+                map.remove(&oldest);
+            }
+        }
+        map.insert(id, session);
+    }
+
+    /// The live session with this id.
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let mut map = lock(&self.sessions);
+        match map.get(id) {
+            Some(s) if s.idle_for() < self.idle_timeout => {
+                s.touch();
+                Some(s.clone())
+            }
+            Some(_) => {
+                map.remove(id);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Ends a session; returns whether it existed.
+    pub fn remove(&self, id: &str) -> bool {
+        lock(&self.sessions).remove(id).is_some()
+    }
+
+    /// How many sessions are open.
+    pub fn len(&self) -> usize {
+        lock(&self.sessions).len()
+    }
+
+    /// Whether no session is open.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

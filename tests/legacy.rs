@@ -1,0 +1,431 @@
+//! The legacy era (2025-11-25) beside the modern one: the initialize
+//! handshake, sessions on stdio and HTTP, real server-to-client requests for
+//! the same MRTR handlers, both eras on one endpoint at once, session
+//! expiry and DELETE. Every message is validated against its revision's schema.
+
+mod support;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use serde_json::{json, Value};
+use std::time::Duration;
+use support::{validate_emitted, validate_legacy};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+/// A name.
+#[mcp_runtime::form]
+struct Name {
+    /// Your name.
+    name: String,
+}
+
+/// Greets the user by the name it asks for.
+#[tool]
+fn greet_me(input: Input) -> Flow<String> {
+    match input.elicit::<Name>("who", "What is your name?")? {
+        Elicited::Accepted(n) => Ok(format!("Hello, {}!", n.name)),
+        _ => Ok("Hello, stranger!".into()),
+    }
+}
+
+/// Logs, reports progress, then answers.
+#[tool]
+fn noisy(ctx: Context) -> String {
+    ctx.progress(1.0, Some(1.0), None);
+    ctx.log(LoggingLevel::Info, None, &"working");
+    ctx.log(LoggingLevel::Debug, None, &"detail");
+    "done".into()
+}
+
+/// A resource to subscribe to.
+#[resource(uri = "docs://watched")]
+fn watched() -> &'static str {
+    "watched"
+}
+
+fn init_request(id: i64, version: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": version,
+        "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "legacy-client", "version": "1.0.0"}}})
+    .to_string()
+}
+
+fn legacy(id: i64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// A stdio session, validating every line against 2025-11-25 (or 2026-07-28
+/// for modern requests served inside it).
+struct Stdio {
+    w: tokio::io::DuplexStream,
+    r: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    methods: std::collections::HashMap<i64, String>,
+}
+
+impl Stdio {
+    fn start() -> Self {
+        let (cw, sr) = tokio::io::duplex(1 << 16);
+        let (sw, cr) = tokio::io::duplex(1 << 16);
+        tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+            Server::builder().build(),
+            sr,
+            sw,
+        ));
+        Stdio {
+            w: cw,
+            r: BufReader::new(cr).lines(),
+            methods: Default::default(),
+        }
+    }
+
+    async fn send(&mut self, line: &str) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if let (Some(id), Some(m)) = (v["id"].as_i64(), v["method"].as_str()) {
+            self.methods.insert(id, m.to_owned());
+        }
+        self.w.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.r.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        let method = v["id"].as_i64().and_then(|id| self.methods.get(&id)).cloned();
+        if v.get("result").is_some_and(|r| r.get("resultType").is_some()) {
+            validate_emitted(&v, method.as_deref());
+        } else {
+            validate_legacy(&v, method.as_deref());
+        }
+        v
+    }
+}
+
+#[tokio::test]
+async fn a_legacy_stdio_session_with_an_elicitation_round_trip() {
+    let mut c = Stdio::start();
+    c.send(&init_request(1, "2025-11-25")).await;
+    let init = c.recv().await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcp-server");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    c.send(&legacy(2, "ping", json!({}))).await;
+    assert_eq!(c.recv().await["result"], json!({}));
+    c.send(&legacy(3, "tools/list", json!({}))).await;
+    let list = c.recv().await;
+    assert!(list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "greet_me"));
+
+    c.send(&legacy(4, "tools/call", json!({"name": "greet_me", "arguments": {}})))
+        .await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["message"], "What is your name?");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    c.send(&answer.to_string()).await;
+    let done = c.recv().await;
+    assert_eq!(done["id"], 4);
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!");
+
+    // A modern request inside the session is served statelessly.
+    let modern =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
+    c.send(&modern.to_string()).await;
+    assert_eq!(c.recv().await["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn legacy_logging_level_progress_and_version_negotiation() {
+    let mut c = Stdio::start();
+    c.send(&init_request(1, "1999-01-01")).await;
+    assert_eq!(
+        c.recv().await["result"]["protocolVersion"],
+        "2025-11-25",
+        "an unknown version gets the newest"
+    );
+    c.send(&legacy(2, "logging/setLevel", json!({"level": "info"}))).await;
+    assert_eq!(c.recv().await["result"], json!({}));
+    c.send(&legacy(
+        3,
+        "tools/call",
+        json!({"name": "noisy", "arguments": {}, "_meta": {"progressToken": 7}}),
+    ))
+    .await;
+    let mut methods = Vec::new();
+    loop {
+        let m = c.recv().await;
+        if m["id"] == 3 {
+            assert_eq!(m["result"]["content"][0]["text"], "done");
+            break;
+        }
+        methods.push(m["method"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(
+        methods,
+        ["notifications/progress", "notifications/message"],
+        "debug is below the session's level"
+    );
+
+    let mut older = Stdio::start();
+    older.send(&init_request(1, "2025-06-18")).await;
+    assert_eq!(older.recv().await["result"]["protocolVersion"], "2025-06-18");
+}
+
+#[tokio::test]
+async fn modern_only_mode_refuses_initialize_naming_the_supported_versions() {
+    let (cw, sr) = tokio::io::duplex(1 << 16);
+    let (sw, cr) = tokio::io::duplex(1 << 16);
+    tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        Server::builder().modern_only().build(),
+        sr,
+        sw,
+    ));
+    let mut w = cw;
+    let mut r = BufReader::new(cr).lines();
+    w.write_all(format!("{}\n", init_request(1, "2025-11-25")).as_bytes())
+        .await
+        .unwrap();
+    let v: Value = serde_json::from_str(&r.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(v["error"]["code"], -32022);
+    assert_eq!(v["error"]["data"]["supported"], json!(["2026-07-28"]));
+}
+
+// ---- HTTP -------------------------------------------------------------------
+
+struct HttpReply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl HttpReply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC messages of the body (one JSON body, or SSE `data:` lines).
+    fn messages(&self) -> Vec<Value> {
+        if self
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("text/event-stream"))
+        {
+            self.body
+                .lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .map(|d| serde_json::from_str(d).unwrap())
+                .collect()
+        } else if self.body.is_empty() {
+            Vec::new()
+        } else {
+            vec![serde_json::from_str(&self.body).unwrap()]
+        }
+    }
+}
+
+fn dechunk(raw: &str) -> String {
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = &after[n + 2..];
+    }
+    out
+}
+
+async fn http(addr: std::net::SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut req = format!(
+        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = String::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_string(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v == "chunked");
+    let body = if chunked { dechunk(body) } else { body.to_owned() };
+    HttpReply { status, headers, body }
+}
+
+const JSON: (&str, &str) = ("content-type", "application/json");
+const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
+
+async fn start(config: HttpConfig) -> std::net::SocketAddr {
+    let server = HttpServer::bind(Server::builder().build(), "127.0.0.1:0", config)
+        .await
+        .unwrap();
+    let addr = server.local_addr().unwrap();
+    tokio::spawn(server.serve_until(std::future::pending()));
+    addr
+}
+
+async fn open_session(addr: std::net::SocketAddr) -> String {
+    let r = http(addr, "POST", &[JSON, ACCEPT], &init_request(1, "2025-11-25")).await;
+    assert_eq!(r.status, 200);
+    validate_legacy(&r.messages()[0], Some("initialize"));
+    let id = r.header("mcp-session-id").expect("a session id").to_owned();
+    assert!(
+        id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "visible ASCII, unguessable: {id}"
+    );
+    let n = http(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("mcp-session-id", &id)],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert_eq!(n.status, 202);
+    id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_eras_on_one_endpoint_concurrently() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    let mut tasks = Vec::new();
+    for i in 0..8i64 {
+        let id = id.clone();
+        tasks.push(tokio::spawn(async move {
+            if i % 2 == 0 {
+                let r = http(addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &id)], &legacy(10 + i, "tools/list", json!({}))).await;
+                let m = &r.messages()[0];
+                validate_legacy(m, Some("tools/list"));
+            } else {
+                let body = json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
+                let headers = [JSON, ACCEPT, ("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")];
+                let r = http(addr, "POST", &headers, &body.to_string()).await;
+                let m = &r.messages()[0];
+                validate_emitted(m, Some("tools/list"));
+                assert_eq!(m["result"]["resultType"], "complete");
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let ping = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(30, "ping", json!({}))).await;
+    validate_legacy(&ping.messages()[0], Some("ping"));
+    let sub = http(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, sid],
+        &legacy(31, "resources/subscribe", json!({"uri": "docs://watched"})),
+    )
+    .await;
+    validate_legacy(&sub.messages()[0], Some("resources/subscribe"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_session_gets_server_requests_on_the_call_stream() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    // The call's SSE stream carries the elicitation request; the answer is a separate POST.
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = legacy(5, "tools/call", json!({"name": "greet_me", "arguments": {}}));
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nmcp-session-id: {id}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut reader = BufReader::new(s);
+    let mut ask = None;
+    let mut line = String::new();
+    while ask.is_none() {
+        line.clear();
+        tokio::time::timeout(Duration::from_secs(5), reader.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            ask = Some(serde_json::from_str::<Value>(data).unwrap());
+        }
+    }
+    let ask = ask.unwrap();
+    validate_legacy(&ask, None);
+    assert_eq!(ask["method"], "elicitation/create");
+    let answer =
+        json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Grace"}}});
+    let r = http(addr, "POST", &[JSON, ACCEPT, sid], &answer.to_string()).await;
+    assert_eq!(r.status, 202);
+    let mut result = None;
+    while result.is_none() {
+        line.clear();
+        tokio::time::timeout(Duration::from_secs(5), reader.read_line(&mut line))
+            .await
+            .unwrap()
+            .unwrap();
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            let v: Value = serde_json::from_str(data).unwrap();
+            if v["id"] == 5 {
+                result = Some(v);
+            }
+        }
+    }
+    let result = result.unwrap();
+    validate_legacy(&result, Some("tools/call"));
+    assert_eq!(result["result"]["content"][0]["text"], "Hello, Grace!");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_ends_a_session_and_idle_sessions_expire() {
+    let addr = start(HttpConfig {
+        session_idle: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    assert_eq!(http(addr, "DELETE", &[sid], "").await.status, 200);
+    let gone = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(2, "tools/list", json!({}))).await;
+    assert_eq!(gone.status, 404);
+    assert_eq!(http(addr, "DELETE", &[sid], "").await.status, 404);
+
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    assert_eq!(
+        http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(3, "ping", json!({})))
+            .await
+            .status,
+        200
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let expired = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(4, "ping", json!({}))).await;
+    assert_eq!(expired.status, 404, "an idle session is reaped");
+    // Without a session, GET and DELETE stay 405.
+    assert_eq!(http(addr, "GET", &[], "").await.status, 405);
+    assert_eq!(http(addr, "DELETE", &[], "").await.status, 405);
+}

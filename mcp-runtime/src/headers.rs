@@ -104,7 +104,12 @@ impl HeaderFacts {
                     )))
                 }
                 (Some(body), Some(raw)) => {
-                    if decode_value(raw)? != body {
+                    let sent = decode_value(raw)?;
+                    // Integers compare numerically (`42.0` equals `42`).
+                    let numeric_match = args.get(property).and_then(Value::as_f64).is_some_and(|n| {
+                        sent.trim().parse::<f64>().is_ok_and(|h| h == n)
+                    });
+                    if sent != body && !numeric_match {
                         return Err(mismatch(&format!(
                             "Mcp-Param-{header} does not match argument `{property}`"
                         )));
@@ -114,6 +119,33 @@ impl HeaderFacts {
         }
         Ok(())
     }
+}
+
+/// Checks the `x-mcp-header` annotations of an input schema: only
+/// top-level `string`, `integer` or `boolean` properties, header names of
+/// RFC 9110 token characters, unique regardless of case.
+pub fn check_declared(input_schema: &Value) -> Result<(), String> {
+    let mut seen: Vec<String> = Vec::new();
+    let Some(props) = input_schema.get("properties").and_then(Value::as_object) else { return Ok(()) };
+    for (name, prop) in props {
+        let Some(header) = prop.get("x-mcp-header") else { continue };
+        let header = header.as_str().unwrap_or_default();
+        let token = !header.is_empty()
+            && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !token {
+            return Err(format!("x-mcp-header {header:?} of `{name}` is not a header name token"));
+        }
+        let ty = prop.get("type").and_then(Value::as_str).unwrap_or_default();
+        if !matches!(ty, "string" | "integer" | "boolean") {
+            return Err(format!("x-mcp-header on `{name}`: only string, integer and boolean parameters can be headers"));
+        }
+        let lower = header.to_ascii_lowercase();
+        if seen.contains(&lower) {
+            return Err(format!("x-mcp-header {header:?} is used twice"));
+        }
+        seen.push(lower);
+    }
+    Ok(())
 }
 
 /// The `x-mcp-header` parameters of an input schema: `(property, header name)`.

@@ -42,6 +42,9 @@ pub enum BuildError {
         /// Where the second one is defined.
         second: &'static str,
     },
+    /// An `x-mcp-header` annotation is not allowed where it is.
+    #[error("tool `{0}`: {1}")]
+    InvalidHeaderParam(String, String),
     /// `MCP_REQUEST_STATE_KEYS` is malformed.
     #[error("{0}")]
     InvalidKeys(String),
@@ -176,6 +179,8 @@ impl Router {
             if t.tool.input_schema.get("type").and_then(|v| v.as_str()) != Some("object") {
                 return Err(BuildError::InvalidInputSchema(t.tool.name.clone()));
             }
+            crate::headers::check_declared(&t.tool.input_schema)
+                .map_err(|why| BuildError::InvalidHeaderParam(t.tool.name.clone(), why))?;
         }
         let tool_index = index_by(&tools, |t| &t.tool.name, |t| t.location, "tool")?;
         let (mut templates, mut statics): (Vec<_>, Vec<_>) = resources.into_iter().partition(|r| r.template.is_some());

@@ -106,9 +106,10 @@ impl HeaderFacts {
                 (Some(body), Some(raw)) => {
                     let sent = decode_value(raw)?;
                     // Integers compare numerically (`42.0` equals `42`).
-                    let numeric_match = args.get(property).and_then(Value::as_f64).is_some_and(|n| {
-                        sent.trim().parse::<f64>().is_ok_and(|h| h == n)
-                    });
+                    let numeric_match = args
+                        .get(property)
+                        .and_then(Value::as_f64)
+                        .is_some_and(|n| sent.trim().parse::<f64>().is_ok_and(|h| h == n));
                     if sent != body && !numeric_match {
                         return Err(mismatch(&format!(
                             "Mcp-Param-{header} does not match argument `{property}`"
@@ -126,18 +127,28 @@ impl HeaderFacts {
 /// RFC 9110 token characters, unique regardless of case.
 pub fn check_declared(input_schema: &Value) -> Result<(), String> {
     let mut seen: Vec<String> = Vec::new();
-    let Some(props) = input_schema.get("properties").and_then(Value::as_object) else { return Ok(()) };
+    let Some(props) = input_schema.get("properties").and_then(Value::as_object) else {
+        return Ok(());
+    };
     for (name, prop) in props {
-        let Some(header) = prop.get("x-mcp-header") else { continue };
+        let Some(header) = prop.get("x-mcp-header") else {
+            continue;
+        };
         let header = header.as_str().unwrap_or_default();
         let token = !header.is_empty()
-            && header.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            && header
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
         if !token {
-            return Err(format!("x-mcp-header {header:?} of `{name}` is not a header name token"));
+            return Err(format!(
+                "x-mcp-header {header:?} of `{name}` is not a header name token"
+            ));
         }
         let ty = prop.get("type").and_then(Value::as_str).unwrap_or_default();
         if !matches!(ty, "string" | "integer" | "boolean") {
-            return Err(format!("x-mcp-header on `{name}`: only string, integer and boolean parameters can be headers"));
+            return Err(format!(
+                "x-mcp-header on `{name}`: only string, integer and boolean parameters can be headers"
+            ));
         }
         let lower = header.to_ascii_lowercase();
         if seen.contains(&lower) {

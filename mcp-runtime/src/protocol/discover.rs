@@ -1,6 +1,6 @@
 //! `server/discover`: what the server is and offers.
 
-use super::{CacheScope, ResultMeta, ResultType, ServerCapabilities};
+use super::{CacheScope, RequestMeta, ResultMeta, ResultType, ServerCapabilities};
 use serde::{Deserialize, Serialize};
 
 /// The result of `server/discover` (`$defs/DiscoverResult`).
@@ -23,4 +23,12 @@ pub struct DiscoverResult {
     /// Result metadata (carries `serverInfo`).
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<ResultMeta>,
+}
+
+/// Params of a request that carries only `_meta`, such as `server/discover` (`$defs/RequestParams`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RequestParams {
+    /// Request metadata.
+    #[serde(rename = "_meta")]
+    pub meta: RequestMeta,
 }

@@ -25,7 +25,6 @@ pub use capabilities::*;
 pub use completion::*;
 pub use content::*;
 pub use discover::*;
-#[allow(unused_imports)]
 pub use elicitation::*;
 pub use logging::*;
 pub use mrtr::*;
@@ -34,7 +33,6 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
-#[allow(unused_imports)]
 pub use subscriptions::*;
 pub use tools::*;
 

@@ -39,8 +39,8 @@ pub type InputRequests = BTreeMap<String, InputRequest>;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum InputResponse {
-    /// Answer to `sampling/createMessage`.
-    CreateMessage(CreateMessageResult),
+    /// Answer to `sampling/createMessage` (boxed: it is much larger than the others).
+    CreateMessage(Box<CreateMessageResult>),
     /// Answer to `roots/list`.
     ListRoots(ListRootsResult),
     /// Answer to `elicitation/create`.
@@ -71,7 +71,12 @@ pub struct InputRequiredResult {
 
 impl Default for InputRequiredResult {
     fn default() -> Self {
-        Self { result_type: ResultType::InputRequired, input_requests: None, request_state: None, meta: None }
+        Self {
+            result_type: ResultType::InputRequired,
+            input_requests: None,
+            request_state: None,
+            meta: None,
+        }
     }
 }
 

@@ -40,3 +40,15 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
         "handler panicked".to_owned()
     }
 }
+
+/// Starts a handler and drives its future, catching a panic in either: the
+/// panic's message is the error.
+pub(crate) async fn run_caught<F>(start: impl FnOnce() -> F) -> Result<F::Output, String>
+where
+    F: Future + Unpin,
+{
+    match catch_unwind(AssertUnwindSafe(start)) {
+        Ok(future) => CatchUnwind::new(future).await,
+        Err(payload) => Err(panic_message(payload.as_ref())),
+    }
+}

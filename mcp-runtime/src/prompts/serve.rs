@@ -3,23 +3,14 @@
 use crate::context::Context;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::panic::{panic_message, CatchUnwind};
 use crate::protocol::GetPromptResult;
 use crate::server::{Router, Server};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-#[derive(Deserialize)]
-struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
-}
 
 /// `prompts/list`.
 pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    let p: ListParams = crate::dispatch::parse_params(params)?;
-    crate::tools::serve::write_page(server, "prompts", &router.prompts_json, p.cursor.as_deref())
+    crate::tools::serve::list_page(server, "prompts", &router.prompts_json, params)
 }
 
 /// The params of `prompts/get` this module reads.
@@ -64,11 +55,7 @@ pub(crate) async fn get(
         }
     }
     let name = &params.name;
-    let started = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args, ctx)));
-    let result = match started {
-        Ok(future) => CatchUnwind::new(future).await,
-        Err(payload) => Err(panic_message(payload.as_ref())),
-    };
+    let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
     result.map_err(|message| {
         tracing::error!(prompt = %name, "prompt handler panicked: {message}");
         McpError::internal(format!("Internal error: prompt `{name}` panicked"))

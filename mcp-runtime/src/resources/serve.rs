@@ -3,29 +3,19 @@
 use crate::context::Context;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::panic::{panic_message, CatchUnwind};
 use crate::protocol::{CacheScope, ResourceContents};
 use crate::server::{Router, Server};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-#[derive(Deserialize)]
-struct ListParams {
-    #[serde(default)]
-    cursor: Option<String>,
-}
 
 /// `resources/list`.
 pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    let p: ListParams = crate::dispatch::parse_params(params)?;
-    crate::tools::serve::write_page(server, "resources", &router.resources_json, p.cursor.as_deref())
+    crate::tools::serve::list_page(server, "resources", &router.resources_json, params)
 }
 
 /// `resources/templates/list`.
 pub(crate) fn list_templates(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    let p: ListParams = crate::dispatch::parse_params(params)?;
-    crate::tools::serve::write_page(server, "resourceTemplates", &router.templates_json, p.cursor.as_deref())
+    crate::tools::serve::list_page(server, "resourceTemplates", &router.templates_json, params)
 }
 
 /// The params of `resources/read` this module reads.
@@ -59,11 +49,7 @@ pub(crate) async fn read(router: &Router, params: &ReadParams, ctx: Context) -> 
             })
             .ok_or_else(|| McpError::resource_not_found(uri))?,
     };
-    let started = catch_unwind(AssertUnwindSafe(|| (entry.handler)(uri, &vars, ctx)));
-    let result = match started {
-        Ok(future) => CatchUnwind::new(future).await,
-        Err(payload) => Err(panic_message(payload.as_ref())),
-    };
+    let result = crate::panic::run_caught(|| (entry.handler)(uri, &vars, ctx)).await;
     let outcome = result.map_err(|message| {
         tracing::error!(%uri, "resource handler panicked: {message}");
         McpError::internal(format!("Internal error: reading {uri} panicked"))

@@ -3,17 +3,26 @@
 use crate::context::Context;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::panic::{panic_message, CatchUnwind};
 use crate::protocol::CallToolResult;
 use crate::server::{Router, Server};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 #[derive(Deserialize)]
 struct ListParams {
     #[serde(default)]
     cursor: Option<String>,
+}
+
+/// Answers a list request: the page its cursor names, of pre-serialized items.
+pub(crate) fn list_page(
+    server: &Server,
+    key: &str,
+    items: &[String],
+    params: Option<&RawValue>,
+) -> Result<Vec<u8>, McpError> {
+    let p: ListParams = crate::dispatch::parse_params(params)?;
+    write_page(server, key, items, p.cursor.as_deref())
 }
 
 /// Decodes an opaque list cursor into an offset.
@@ -71,8 +80,7 @@ pub(crate) fn write_page(
 
 /// `tools/list`.
 pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    let p: ListParams = crate::dispatch::parse_params(params)?;
-    write_page(server, "tools", &router.tools_json, p.cursor.as_deref())
+    list_page(server, "tools", &router.tools_json, params)
 }
 
 /// The params of `tools/call` this module reads.
@@ -111,11 +119,7 @@ pub(crate) async fn call(
     };
     headers.check_params(&entry.header_params, args.map(RawValue::get))?;
     check_required(&entry.requires, ctx.client_capabilities())?;
-    let started = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args, ctx)));
-    let result = match started {
-        Ok(future) => CatchUnwind::new(future).await,
-        Err(payload) => Err(panic_message(payload.as_ref())),
-    };
+    let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
     match result {
         Ok(outcome) => outcome,
         Err(message) => {

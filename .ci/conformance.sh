@@ -11,14 +11,14 @@ bash "$shared/conformance/setup.sh"
 cargo build --quiet --example everything
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=$(mktemp)
-./target/debug/examples/everything --http "127.0.0.1:$port" 2>"$log" &
+"${CARGO_TARGET_DIR:-target}/debug/examples/everything" --http "127.0.0.1:$port" 2>"$log" &
 pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
+trap 'kill $pid 2>/dev/null || true; [ "$status" = 0 ] || { echo "--- server log:"; tail -20 "$log"; }' EXIT
+status=0
 for _ in $(seq 50); do
   curl -s -o /dev/null "http://127.0.0.1:$port/mcp" && break
   sleep 0.1
 done
-status=0
 for rev in "$@"; do
   out=$(mktemp)
   bash "$shared/conformance/run.sh" "http://127.0.0.1:$port/mcp" "$rev" | tee "$out"

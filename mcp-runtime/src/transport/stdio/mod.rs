@@ -13,8 +13,19 @@ use tokio::sync::mpsc;
 /// and skipped.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
+#[cfg(unix)]
+mod pipe;
+
 /// Serves the process's stdin and stdout until stdin closes.
+///
+/// When stdin and stdout are pipes or sockets (the way hosts spawn servers)
+/// they are read and written non-blocking through the reactor; otherwise
+/// (a terminal, a file) through tokio's blocking stdin and stdout.
 pub async fn serve(server: Server) -> std::io::Result<()> {
+    #[cfg(unix)]
+    if let (Some(input), Some(output)) = (pipe::Pipe::stdin(), pipe::Pipe::stdout()) {
+        return serve_io(server, input, output).await;
+    }
     serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
 }
 

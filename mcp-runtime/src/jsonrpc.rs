@@ -84,6 +84,37 @@ fn first_byte(raw: &RawValue) -> u8 {
     raw.get().as_bytes().first().copied().unwrap_or(b' ')
 }
 
+/// The deepest nesting of arrays and objects accepted in a message.
+pub const MAX_DEPTH: usize = 64;
+
+/// Whether `bytes` nest arrays/objects deeper than `max` (strings skipped).
+fn too_deep(bytes: &[u8], max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Classifies one incoming message (a stdio line or an HTTP body).
 pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
     let reject = |id, error| Err(Rejected { id, error });
@@ -117,6 +148,10 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
             }
         },
     };
+    if too_deep(bytes, MAX_DEPTH) {
+        let error = McpError::invalid_request(format!("Invalid request: nested deeper than {MAX_DEPTH} levels"));
+        return reject(id, error);
+    }
     if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
         return reject(
             id,

@@ -1,0 +1,1082 @@
+//! The Streamable HTTP transport (2026-07-28) end to end: a real server on an
+//! ephemeral loopback port, a real HTTP/1.1 client (hyper), every status code
+//! and error the transport and dispatcher produce, JSON and SSE responses,
+//! cancellation by closing the stream, subscriptions, and the tower service
+//! mounted at another path. Every JSON-RPC body and SSE event read is
+//! validated against the official 2026-07-28 schema.
+
+mod support;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::Tool;
+use mcp_runtime::tools::ToolEntry;
+use mcp_runtime::transport::http::{HttpConfig, HttpServer, McpService};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::Mutex;
+use std::time::Duration;
+use support::{meta_with, validate_emitted};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+const VERSION: &str = "2026-07-28";
+
+// ---------------------------------------------------------------- tools
+
+/// Echoes its text.
+#[tool(read_only)]
+fn echo(
+    /// The text to echo.
+    text: String,
+) -> String {
+    text
+}
+
+/// Reports progress `steps` times, then answers.
+#[tool]
+async fn progress_steps(
+    /// How many progress notifications to send.
+    steps: u32,
+    ctx: Context,
+) -> String {
+    for i in 1..=steps {
+        ctx.progress(f64::from(i), Some(f64::from(steps)), Some("working"));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    format!("did {steps} steps")
+}
+
+/// Echoes a value that is also sent as the `Mcp-Param-Region` header.
+#[tool(read_only)]
+fn region_echo(
+    /// A region name, mirrored into the `Mcp-Param-Region` header.
+    #[header = "Region"]
+    region: String,
+) -> String {
+    format!("region: {region}")
+}
+
+/// Needs the client's sampling capability.
+#[tool(requires(sampling))]
+fn needs_sampling() -> &'static str {
+    "the client declared sampling"
+}
+
+/// Tags of `slow` calls that started, and of those whose token was cancelled.
+static SLOW_STARTED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+static SLOW_CANCELLED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+fn slow_started(tag: &str) -> bool {
+    SLOW_STARTED.lock().unwrap().contains(tag)
+}
+
+fn slow_cancelled(tag: &str) -> bool {
+    SLOW_CANCELLED.lock().unwrap().contains(tag)
+}
+
+/// Reports progress once (when asked to), then sleeps for a minute.
+#[tool]
+async fn slow(
+    /// Names this call in the test's records.
+    tag: String,
+    ctx: Context,
+    cancel: Cancellation,
+) -> String {
+    SLOW_STARTED.lock().unwrap().insert(tag.clone());
+    let watched = tag.clone();
+    tokio::spawn(async move {
+        cancel.cancelled().await;
+        SLOW_CANCELLED.lock().unwrap().insert(watched);
+    });
+    ctx.progress(0.0, None, Some("started"));
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    format!("{tag} finished")
+}
+
+// ---------------------------------------------------------------- server
+
+/// A server on an ephemeral loopback port, stopped when dropped.
+struct TestServer {
+    addr: SocketAddr,
+    server: Server,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+async fn start() -> TestServer {
+    start_with(HttpConfig::default()).await
+}
+
+async fn start_with(config: HttpConfig) -> TestServer {
+    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let http = HttpServer::bind(server.clone(), "127.0.0.1:0", config)
+        .await
+        .expect("bind an ephemeral loopback port");
+    let addr = http.local_addr().unwrap();
+    assert!(addr.ip().is_loopback() && addr.port() != 0);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    TestServer {
+        addr,
+        server,
+        stop: Some(stop),
+    }
+}
+
+// ---------------------------------------------------------------- client
+
+/// One HTTP/1.1 connection: the request sender and the task driving it.
+struct Conn {
+    sender: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn connect(addr: SocketAddr) -> Conn {
+    let stream = TcpStream::connect(addr).await.expect("connect");
+    let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+        .await
+        .expect("handshake");
+    let task = tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Conn { sender, task }
+}
+
+impl Conn {
+    async fn send(&mut self, request: Request<Full<Bytes>>) -> Response<Incoming> {
+        tokio::time::timeout(Duration::from_secs(10), self.sender.send_request(request))
+            .await
+            .expect("timed out waiting for the response head")
+            .expect("the request failed")
+    }
+}
+
+/// The headers a conforming client sends with a request for `method`.
+fn standard_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
+    let mut h = vec![
+        ("content-type".to_owned(), "application/json".to_owned()),
+        ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
+        ("mcp-protocol-version".to_owned(), VERSION.to_owned()),
+        ("mcp-method".to_owned(), method.to_owned()),
+    ];
+    if let Some(name) = name {
+        h.push(("mcp-name".to_owned(), name.to_owned()));
+    }
+    h
+}
+
+/// Replaces (or, with `None`, removes) one header of a list.
+fn with_header(mut headers: Vec<(String, String)>, name: &str, value: Option<&str>) -> Vec<(String, String)> {
+    headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+    if let Some(v) = value {
+        headers.push((name.to_owned(), v.to_owned()));
+    }
+    headers
+}
+
+/// A request to `path` with a loopback `Host` unless the headers name one.
+fn build(
+    addr: SocketAddr,
+    http_method: Method,
+    path: &str,
+    headers: &[(String, String)],
+    body: Vec<u8>,
+) -> Request<Full<Bytes>> {
+    let mut b = Request::builder().method(http_method).uri(path);
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        b = b.header("host", addr.to_string());
+    }
+    for (n, v) in headers {
+        b = b.header(n.as_str(), v.as_str());
+    }
+    b.body(Full::new(Bytes::from(body))).unwrap()
+}
+
+/// A JSON-RPC request body with valid `_meta` merged into `params`.
+fn rpc(id: i64, method: &str, params: Value) -> Vec<u8> {
+    support::request(id, method, params).into_bytes()
+}
+
+/// A request body whose `params` are used as given (no `_meta` added).
+fn rpc_raw(id: i64, method: &str, params: Option<Value>) -> Vec<u8> {
+    let mut v = json!({"jsonrpc": "2.0", "id": id, "method": method});
+    if let Some(p) = params {
+        v["params"] = p;
+    }
+    v.to_string().into_bytes()
+}
+
+/// A `_meta` object with another protocol version.
+fn meta_version(version: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// What a POST answered with a single body.
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    text: String,
+}
+
+impl Answer {
+    /// The body as one JSON-RPC message, schema-validated.
+    fn json(&self, method: Option<&str>) -> Value {
+        assert!(!self.text.contains('\n'), "not a single-line body: {:?}", self.text);
+        let v: Value = serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON: {:?}: {e}", self.text));
+        validate_emitted(&v, method);
+        v
+    }
+
+    fn content_type(&self) -> &str {
+        self.headers
+            .get("content-type")
+            .map(|v| v.to_str().unwrap())
+            .unwrap_or("")
+    }
+}
+
+async fn read_all(response: Response<Incoming>) -> Answer {
+    let (parts, body) = response.into_parts();
+    let bytes = tokio::time::timeout(Duration::from_secs(10), body.collect())
+        .await
+        .expect("timed out reading the body")
+        .expect("reading the body")
+        .to_bytes();
+    Answer {
+        status: parts.status,
+        headers: parts.headers,
+        text: String::from_utf8(bytes.to_vec()).expect("a UTF-8 body"),
+    }
+}
+
+/// Sends one request on a fresh connection and reads its whole body.
+async fn exchange(addr: SocketAddr, http_method: Method, headers: &[(String, String)], body: Vec<u8>) -> Answer {
+    let mut conn = connect(addr).await;
+    let response = conn.send(build(addr, http_method, "/mcp", headers, body)).await;
+    read_all(response).await
+}
+
+async fn post(addr: SocketAddr, headers: &[(String, String)], body: Vec<u8>) -> Answer {
+    exchange(addr, Method::POST, headers, body).await
+}
+
+/// POSTs a request for `method` with the standard headers and reads one JSON answer.
+async fn call(addr: SocketAddr, id: i64, method: &str, name: Option<&str>, params: Value) -> (StatusCode, Value) {
+    let a = post(addr, &standard_headers(method, name), rpc(id, method, params)).await;
+    assert_eq!(a.content_type(), "application/json", "{}", a.text);
+    let v = a.json(Some(method));
+    (a.status, v)
+}
+
+fn error_code(v: &Value) -> i64 {
+    v["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {v}"))
+}
+
+/// Asserts an HTTP status and a JSON-RPC error code (and the echoed id).
+fn assert_error(a: &Answer, method: Option<&str>, status: StatusCode, code: i64, id: Option<i64>) -> Value {
+    let v = a.json(method);
+    assert_eq!(a.status, status, "{v}");
+    assert_eq!(error_code(&v), code, "{v}");
+    match id {
+        Some(id) => assert_eq!(v["id"], json!(id), "the id is echoed: {v}"),
+        None => assert!(v.get("id").is_none(), "no readable id: {v}"),
+    }
+    v
+}
+
+/// A `text/event-stream` response read event by event.
+struct Sse {
+    body: Incoming,
+    buf: String,
+    comments: usize,
+    method: String,
+    _conn: Conn,
+}
+
+impl Sse {
+    fn open(response: Response<Incoming>, method: &str, conn: Conn) -> Self {
+        assert_eq!(response.status(), StatusCode::OK);
+        let h = response.headers();
+        assert_eq!(h["content-type"], "text/event-stream");
+        assert_eq!(h["x-accel-buffering"], "no");
+        assert!(h.get("mcp-session-id").is_none(), "no sessions in 2026-07-28");
+        Sse {
+            body: response.into_body(),
+            buf: String::new(),
+            comments: 0,
+            method: method.to_owned(),
+            _conn: conn,
+        }
+    }
+
+    /// The next event's message (validated), or `None` when the stream ends
+    /// or nothing arrives within `wait`.
+    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let mut data = Vec::new();
+                for line in block.lines() {
+                    if line.is_empty() {
+                        continue;
+                    }
+                    if line.starts_with(':') {
+                        self.comments += 1;
+                    } else if let Some(d) = line.strip_prefix("data:") {
+                        data.push(d.trim_start().to_owned());
+                    } else {
+                        assert!(
+                            line.starts_with("event:") || line.starts_with("id:") || line.starts_with("retry:"),
+                            "unexpected SSE line {line:?}"
+                        );
+                    }
+                }
+                if data.is_empty() {
+                    continue;
+                }
+                assert_eq!(data.len(), 1, "one single-line data field per event: {block:?}");
+                let v: Value =
+                    serde_json::from_str(&data[0]).unwrap_or_else(|e| panic!("not JSON: {:?}: {e}", data[0]));
+                let method = v.get("id").is_some().then_some(self.method.as_str());
+                validate_emitted(&v, method);
+                return Some(v);
+            }
+            let frame = match tokio::time::timeout_at(deadline, self.body.frame()).await {
+                Err(_) => return None,
+                Ok(None) => {
+                    assert!(self.buf.trim().is_empty(), "stream ended mid-event: {:?}", self.buf);
+                    return None;
+                }
+                Ok(Some(frame)) => frame.expect("reading the stream"),
+            };
+            if let Ok(data) = frame.into_data() {
+                self.buf.push_str(std::str::from_utf8(&data).expect("UTF-8 stream"));
+            }
+        }
+    }
+
+    async fn next(&mut self) -> Value {
+        self.next_within(Duration::from_secs(5))
+            .await
+            .expect("an event within 5 s")
+    }
+}
+
+/// POSTs a request expected to answer with an event stream.
+async fn open_stream(addr: SocketAddr, id: i64, method: &str, name: Option<&str>, params: Value) -> Sse {
+    let mut conn = connect(addr).await;
+    let response = conn
+        .send(build(
+            addr,
+            Method::POST,
+            "/mcp",
+            &standard_headers(method, name),
+            rpc(id, method, params),
+        ))
+        .await;
+    Sse::open(response, method, conn)
+}
+
+async fn eventually(what: &str, cond: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !cond() {
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+// ---------------------------------------------------------------- tests
+
+#[tokio::test]
+async fn get_and_delete_are_method_not_allowed() {
+    let s = start().await;
+    for m in [Method::GET, Method::DELETE, Method::PUT] {
+        let a = exchange(
+            s.addr,
+            m.clone(),
+            &standard_headers("server/discover", None),
+            Vec::new(),
+        )
+        .await;
+        assert_eq!(a.status, StatusCode::METHOD_NOT_ALLOWED, "{m}");
+        assert_eq!(a.headers["allow"], "POST", "{m}");
+    }
+}
+
+#[tokio::test]
+async fn a_notification_is_accepted_with_no_body() {
+    let s = start().await;
+    let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    let a = post(
+        s.addr,
+        &standard_headers("notifications/cancelled", None),
+        body.to_string().into_bytes(),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::ACCEPTED);
+    assert_eq!(a.text, "");
+}
+
+#[tokio::test]
+async fn malformed_json_is_400_with_a_parse_error() {
+    let s = start().await;
+    let a = post(s.addr, &standard_headers("tools/list", None), b"{not json".to_vec()).await;
+    assert_error(&a, None, StatusCode::BAD_REQUEST, -32700, None);
+    let a = post(
+        s.addr,
+        &standard_headers("tools/list", None),
+        br#"{"jsonrpc":"2.0","id":3,"#.to_vec(),
+    )
+    .await;
+    assert_error(&a, None, StatusCode::BAD_REQUEST, -32700, None);
+}
+
+#[tokio::test]
+async fn missing_meta_fields_are_400_invalid_params_with_the_id_echoed() {
+    let s = start().await;
+    let no_version = json!({"io.modelcontextprotocol/clientCapabilities": {}});
+    let no_caps = json!({"io.modelcontextprotocol/protocolVersion": VERSION});
+    let cases = [
+        (100, None),
+        (101, Some(json!({}))),
+        (102, Some(json!({"_meta": no_version}))),
+        (104, Some(json!({"_meta": no_caps}))),
+    ];
+    for (id, params) in cases {
+        let a = post(
+            s.addr,
+            &standard_headers("server/discover", None),
+            rpc_raw(id, "server/discover", params),
+        )
+        .await;
+        assert_error(&a, Some("server/discover"), StatusCode::BAD_REQUEST, -32602, Some(id));
+    }
+    // A missing field is reported before any header mismatch.
+    let headers = with_header(standard_headers("tools/list", None), "mcp-protocol-version", None);
+    let a = post(s.addr, &headers, rpc_raw(106, "server/discover", Some(json!({})))).await;
+    assert_error(&a, Some("server/discover"), StatusCode::BAD_REQUEST, -32602, Some(106));
+    // clientInfo is optional.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": VERSION,
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let (status, v) = call(s.addr, 105, "server/discover", None, json!({"_meta": meta})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(v["id"], 105);
+    assert_eq!(v["result"]["supportedVersions"], json!([VERSION]));
+}
+
+#[tokio::test]
+async fn a_protocol_version_header_differing_from_meta_is_a_header_mismatch() {
+    let s = start().await;
+    // Header 2026-07-28, _meta v999.0.0: the mismatch wins over the unsupported version.
+    let body = rpc(302, "server/discover", json!({"_meta": meta_version("v999.0.0")}));
+    let a = post(s.addr, &standard_headers("server/discover", None), body).await;
+    assert_error(&a, Some("server/discover"), StatusCode::BAD_REQUEST, -32020, Some(302));
+    // A missing header is a mismatch too.
+    let headers = with_header(standard_headers("server/discover", None), "mcp-protocol-version", None);
+    let a = post(s.addr, &headers, rpc(303, "server/discover", json!({}))).await;
+    assert_error(&a, Some("server/discover"), StatusCode::BAD_REQUEST, -32020, Some(303));
+}
+
+#[tokio::test]
+async fn an_unsupported_version_is_400_listing_the_supported_ones() {
+    let s = start().await;
+    let headers = with_header(
+        standard_headers("server/discover", None),
+        "mcp-protocol-version",
+        Some("v999.0.0"),
+    );
+    let body = rpc(301, "server/discover", json!({"_meta": meta_version("v999.0.0")}));
+    let a = post(s.addr, &headers, body).await;
+    let v = assert_error(&a, Some("server/discover"), StatusCode::BAD_REQUEST, -32022, Some(301));
+    assert_eq!(v["error"]["data"]["requested"], "v999.0.0");
+    assert_eq!(v["error"]["data"]["supported"], json!([VERSION]));
+    // A routing header mismatch is reported before the unsupported version.
+    let headers = with_header(headers, "mcp-method", Some("tools/list"));
+    let body = rpc(304, "server/discover", json!({"_meta": meta_version("v999.0.0")}));
+    let a = post(s.addr, &headers, body).await;
+    assert_error(&a, Some("server/discover"), StatusCode::BAD_REQUEST, -32020, Some(304));
+}
+
+#[tokio::test]
+async fn unknown_and_removed_methods_are_404_method_not_found() {
+    let s = start().await;
+    for (id, method) in [
+        (500, "initialize"),
+        (501, "ping"),
+        (502, "logging/setLevel"),
+        (503, "resources/subscribe"),
+        (504, "resources/unsubscribe"),
+        (601, "unknown/method"),
+    ] {
+        let a = post(s.addr, &standard_headers(method, None), rpc(id, method, json!({}))).await;
+        assert_error(&a, Some(method), StatusCode::NOT_FOUND, -32601, Some(id));
+    }
+}
+
+#[tokio::test]
+async fn the_mcp_method_header_must_be_present_and_match_exactly() {
+    let s = start().await;
+    let cases = [
+        (1, None),
+        (2, Some("prompts/list")),
+        (3, Some("TOOLS/LIST")),
+        (4, Some("tools/call")),
+    ];
+    for (id, value) in cases {
+        let headers = with_header(standard_headers("tools/list", None), "mcp-method", value);
+        let a = post(s.addr, &headers, rpc(id, "tools/list", json!({}))).await;
+        assert_error(&a, Some("tools/list"), StatusCode::BAD_REQUEST, -32020, Some(id));
+    }
+    // A removed method with a mismatched header: the header is checked first.
+    let headers = standard_headers("tools/list", None);
+    let a = post(s.addr, &headers, rpc(5, "ping", json!({}))).await;
+    assert_error(&a, Some("ping"), StatusCode::BAD_REQUEST, -32020, Some(5));
+}
+
+#[tokio::test]
+async fn header_names_are_case_insensitive() {
+    let s = start().await;
+    // hyper sends lowercase names; write upper and mixed case by hand.
+    let body = String::from_utf8(rpc(7, "tools/list", json!({}))).unwrap();
+    for (version, method) in [
+        ("mcp-protocol-version", "mcp-method"),
+        ("MCP-PROTOCOL-VERSION", "MCP-METHOD"),
+        ("Mcp-Protocol-Version", "Mcp-Method"),
+    ] {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             {version}: {VERSION}\r\n{method}: tools/list\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            s.addr,
+            body.len()
+        );
+        let mut stream = TcpStream::connect(s.addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
+            .await
+            .expect("timed out")
+            .unwrap();
+        let raw = String::from_utf8(raw).unwrap();
+        let (head, body) = raw.split_once("\r\n\r\n").expect("a response head");
+        assert!(head.starts_with("HTTP/1.1 200"), "{method}: {head}");
+        let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{body:?}: {e}"));
+        validate_emitted(&v, Some("tools/list"));
+        assert!(v["result"]["tools"].is_array(), "{v}");
+    }
+}
+
+#[tokio::test]
+async fn the_mcp_name_header_is_checked_trimmed_and_base64_decoded() {
+    let s = start().await;
+    let params = json!({"name": "echo", "arguments": {"text": "hi"}});
+    let body = |id| rpc(id, "tools/call", params.clone());
+    // Missing or mismatched: 400 + -32020.
+    for (id, name) in [(1, None), (2, Some("wrong_tool_name")), (3, Some("ECHO"))] {
+        let a = post(s.addr, &standard_headers("tools/call", name), body(id)).await;
+        assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32020, Some(id));
+    }
+    // Whitespace around the value is trimmed; the base64 sentinel is decoded.
+    for (id, name) in [(4, "  echo  "), (5, "\techo"), (6, "=?base64?ZWNobw==?="), (7, "echo")] {
+        let a = post(s.addr, &standard_headers("tools/call", Some(name)), body(id)).await;
+        let v = a.json(Some("tools/call"));
+        assert_eq!(a.status, StatusCode::OK, "{name:?}: {v}");
+        assert_eq!(v["result"]["content"][0]["text"], "hi", "{name:?}: {v}");
+    }
+    // A malformed sentinel is a mismatch.
+    let a = post(
+        s.addr,
+        &standard_headers("tools/call", Some("=?base64?ZWNobw?=")),
+        body(8),
+    )
+    .await;
+    assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32020, Some(8));
+}
+
+#[tokio::test]
+async fn mcp_param_headers_are_validated_against_the_arguments() {
+    let s = start().await;
+    // The parameter is declared in the input schema.
+    let (_, list) = call(s.addr, 1, "tools/list", None, json!({})).await;
+    let tool = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "region_echo")
+        .expect("region_echo is listed")
+        .clone();
+    assert_eq!(tool["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+
+    let send = |id: i64, region: &'static str, header: Option<&'static str>| {
+        let mut headers = standard_headers("tools/call", Some("region_echo"));
+        if let Some(h) = header {
+            headers.push(("mcp-param-region".to_owned(), h.to_owned()));
+        }
+        let body = rpc(
+            id,
+            "tools/call",
+            json!({"name": "region_echo", "arguments": {"region": region}}),
+        );
+        async move { post(s.addr, &headers, body).await }
+    };
+    let accepted = [
+        (10, "Hello", "=?base64?SGVsbG8=?="),
+        (11, "SGVsbG8=", "SGVsbG8="),
+        (12, "=?base64?SGVsbG8=", "=?base64?SGVsbG8="),
+        (13, "Europe", "  Europe "),
+    ];
+    for (id, region, header) in accepted {
+        let a = send(id, region, Some(header)).await;
+        let v = a.json(Some("tools/call"));
+        assert_eq!(a.status, StatusCode::OK, "{header:?}: {v}");
+        assert_eq!(v["result"]["content"][0]["text"], format!("region: {region}"), "{v}");
+    }
+    let rejected = [
+        (20, "Hello", Some("=?base64?SGVsbG8?=")),
+        (21, "Hello", Some("=?base64?SGVs!!!bG8=?=")),
+        (22, "test-value", None),
+        (23, "Asia", Some("Europe")),
+        (24, "hello", Some("Hello")),
+    ];
+    for (id, region, header) in rejected {
+        let a = send(id, region, header).await;
+        assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32020, Some(id));
+    }
+    // The header's name is case-insensitive.
+    let mut headers = standard_headers("tools/call", Some("region_echo"));
+    headers.push(("MCP-PARAM-REGION".to_owned(), "Asia".to_owned()));
+    let body = rpc(
+        30,
+        "tools/call",
+        json!({"name": "region_echo", "arguments": {"region": "Asia"}}),
+    );
+    let a = post(s.addr, &headers, body).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+}
+
+#[tokio::test]
+async fn a_missing_client_capability_is_400_with_the_required_capabilities() {
+    let s = start().await;
+    let (status, v) = call(
+        s.addr,
+        401,
+        "tools/call",
+        Some("needs_sampling"),
+        json!({"name": "needs_sampling"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(error_code(&v), -32021, "{v}");
+    assert_eq!(v["id"], 401);
+    assert!(
+        v["error"]["data"]["requiredCapabilities"]["sampling"].is_object(),
+        "{v}"
+    );
+
+    let params = json!({"name": "needs_sampling", "_meta": meta_with(json!({"sampling": {}}))});
+    let (status, v) = call(s.addr, 402, "tools/call", Some("needs_sampling"), params).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["result"]["content"][0]["text"], "the client declared sampling");
+}
+
+#[tokio::test]
+async fn host_and_origin_are_checked_against_dns_rebinding() {
+    let s = start().await;
+    let port = s.addr.port();
+    let discover = |id| rpc(id, "server/discover", json!({}));
+    let headers = |host: String, origin: Option<String>| {
+        let mut h = standard_headers("server/discover", None);
+        h.push(("host".to_owned(), host));
+        if let Some(o) = origin {
+            h.push(("origin".to_owned(), o));
+        }
+        h
+    };
+    let forbidden = [
+        headers("evil.example.com".into(), Some("http://evil.example.com".into())),
+        headers("evil.example.com".into(), None),
+        headers(format!("evil.example.com:{port}"), None),
+        headers(format!("127.0.0.1:{port}"), Some("http://evil.example.com".into())),
+        headers(
+            format!("localhost:{port}"),
+            Some(format!("http://evil.example.com:{port}")),
+        ),
+    ];
+    for h in forbidden {
+        let a = post(s.addr, &h, discover(1)).await;
+        assert_eq!(a.status, StatusCode::FORBIDDEN, "{h:?}: {}", a.text);
+        a.json(None);
+    }
+    let allowed = [
+        headers(format!("127.0.0.1:{port}"), Some(format!("http://127.0.0.1:{port}"))),
+        headers(format!("localhost:{port}"), Some(format!("http://localhost:{port}"))),
+        headers(format!("127.0.0.1:{port}"), None),
+    ];
+    for h in allowed {
+        let a = post(s.addr, &h, discover(2)).await;
+        assert_eq!(a.status, StatusCode::OK, "{h:?}: {}", a.text);
+        assert!(a.json(Some("server/discover"))["result"].is_object());
+    }
+}
+
+#[tokio::test]
+async fn a_body_larger_than_max_body_is_413() {
+    let s = start_with(HttpConfig {
+        max_body: 1024,
+        ..HttpConfig::default()
+    })
+    .await;
+    let big = "x".repeat(4096);
+    let params = json!({"name": "echo", "arguments": {"text": big}});
+    let a = post(
+        s.addr,
+        &standard_headers("tools/call", Some("echo")),
+        rpc(1, "tools/call", params),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", a.text);
+    // A body under the limit is served.
+    let (status, v) = call(
+        s.addr,
+        2,
+        "tools/call",
+        Some("echo"),
+        json!({"name": "echo", "arguments": {"text": "small"}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(v["result"]["content"][0]["text"], "small");
+}
+
+#[tokio::test]
+async fn a_deeply_nested_body_is_400_and_the_server_keeps_serving() {
+    let s = start().await;
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let meta = meta_with(json!({})).to_string();
+    // As the whole body: not a request object.
+    let a = post(s.addr, &standard_headers("tools/list", None), deep.clone().into_bytes()).await;
+    assert_eq!(a.status, StatusCode::BAD_REQUEST, "{}", a.text);
+    let v = a.json(None);
+    assert!(matches!(error_code(&v), -32700 | -32600), "{v}");
+
+    // Inside params, where the server must read it: the client capabilities.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{VERSION}","io.modelcontextprotocol/clientCapabilities":{{"experimental":{{"x":{deep}}}}}}}}}}}"#
+    );
+    let a = post(s.addr, &standard_headers("tools/list", None), body.into_bytes()).await;
+    assert_error(&a, Some("tools/list"), StatusCode::BAD_REQUEST, -32600, Some(9));
+
+    // Inside params, in a member nobody reads: the nesting limit applies to
+    // the whole message, and the id is still echoed.
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{{"_meta":{meta},"deep":{deep}}}}}"#);
+    let a = post(s.addr, &standard_headers("tools/list", None), body.into_bytes()).await;
+    assert_error(&a, Some("tools/list"), StatusCode::BAD_REQUEST, -32600, Some(10));
+
+    // Inside a tool's arguments: the same.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{{"_meta":{meta},"name":"echo","arguments":{{"text":{deep}}}}}}}"#
+    );
+    let a = post(s.addr, &standard_headers("tools/call", Some("echo")), body.into_bytes()).await;
+    assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32600, Some(11));
+
+    let (status, v) = call(s.addr, 12, "server/discover", None, json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+}
+
+#[tokio::test]
+async fn a_plain_call_is_one_single_line_json_body() {
+    let s = start().await;
+    let a = post(
+        s.addr,
+        &standard_headers("tools/call", Some("echo")),
+        rpc(1, "tools/call", json!({"name": "echo", "arguments": {"text": "hello"}})),
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK);
+    assert_eq!(a.content_type(), "application/json");
+    assert!(a.headers.get("mcp-session-id").is_none());
+    let v = a.json(Some("tools/call"));
+    assert_eq!(v.to_string(), a.text, "compact JSON");
+    assert_eq!(v["id"], 1);
+    assert_eq!(v["result"]["resultType"], "complete");
+    assert_eq!(v["result"]["content"], json!([{"type": "text", "text": "hello"}]));
+    assert_eq!(
+        v["result"]["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "http-test", "version": "1.2.3"})
+    );
+}
+
+#[tokio::test]
+async fn one_connection_serves_several_requests() {
+    let s = start().await;
+    let mut conn = connect(s.addr).await;
+    for id in 1..=3 {
+        let req = build(
+            s.addr,
+            Method::POST,
+            "/mcp",
+            &standard_headers("tools/list", None),
+            rpc(id, "tools/list", json!({})),
+        );
+        let a = read_all(conn.send(req).await).await;
+        assert_eq!(a.status, StatusCode::OK);
+        assert_eq!(a.json(Some("tools/list"))["id"], id);
+    }
+}
+
+#[tokio::test]
+async fn concurrent_requests_are_all_served() {
+    let s = start().await;
+    let mut tasks = Vec::new();
+    for id in 1000..1003 {
+        let addr = s.addr;
+        tasks.push(tokio::spawn(async move {
+            call(addr, id, "tools/list", None, json!({})).await
+        }));
+    }
+    for (i, t) in tasks.into_iter().enumerate() {
+        let (status, v) = t.await.unwrap();
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(v["id"], 1000 + i as i64);
+    }
+}
+
+#[tokio::test]
+async fn progress_streams_before_the_result() {
+    let s = start().await;
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("tok-1");
+    let params = json!({"name": "progress_steps", "arguments": {"steps": 3}, "_meta": meta});
+    let mut sse = open_stream(s.addr, 5, "tools/call", Some("progress_steps"), params).await;
+    for i in 1..=3 {
+        let n = sse.next().await;
+        assert_eq!(n["method"], "notifications/progress", "{n}");
+        assert_eq!(n["params"]["progressToken"], "tok-1");
+        assert_eq!(n["params"]["progress"], f64::from(i));
+        assert_eq!(n["params"]["total"], 3.0);
+    }
+    let done = sse.next().await;
+    assert_eq!(done["id"], 5, "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "did 3 steps");
+    assert_eq!(
+        sse.next_within(Duration::from_secs(2)).await,
+        None,
+        "the stream ends after the result"
+    );
+
+    // Without a progress token: no notifications, one JSON body.
+    let params = json!({"name": "progress_steps", "arguments": {"steps": 2}});
+    let (status, v) = call(s.addr, 6, "tools/call", Some("progress_steps"), params).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(v["result"]["content"][0]["text"], "did 2 steps");
+}
+
+#[tokio::test]
+async fn closing_the_response_stream_cancels_the_handler() {
+    let s = start_with(HttpConfig {
+        keep_alive: Duration::from_millis(100),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!(77);
+    let params = json!({"name": "slow", "arguments": {"tag": "stream"}, "_meta": meta});
+    let mut sse = open_stream(s.addr, 1, "tools/call", Some("slow"), params).await;
+    let first = sse.next().await;
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    assert_eq!(first["params"]["progressToken"], 77);
+    // A quiet stream gets keep-alive comments.
+    assert_eq!(sse.next_within(Duration::from_millis(350)).await, None);
+    assert!(sse.comments >= 1, "keep-alive comments on a quiet stream");
+    assert!(slow_started("stream"));
+    assert!(!slow_cancelled("stream"));
+    drop(sse);
+    eventually("the handler is cancelled", || slow_cancelled("stream")).await;
+}
+
+#[tokio::test]
+async fn closing_the_connection_before_the_response_cancels_the_handler() {
+    let s = start().await;
+    let mut conn = connect(s.addr).await;
+    let req = build(
+        s.addr,
+        Method::POST,
+        "/mcp",
+        &standard_headers("tools/call", Some("slow")),
+        rpc(1, "tools/call", json!({"name": "slow", "arguments": {"tag": "early"}})),
+    );
+    let pending = tokio::spawn(async move {
+        let _ = conn.sender.send_request(req).await;
+        drop(conn);
+    });
+    eventually("the handler starts", || slow_started("early")).await;
+    pending.abort();
+    eventually("the handler is cancelled", || slow_cancelled("early")).await;
+}
+
+#[tokio::test]
+async fn subscriptions_listen_acknowledges_then_forwards_only_what_was_asked() {
+    let s = start().await;
+    let params = json!({"notifications": {"toolsListChanged": true}});
+    let mut tools = open_stream(s.addr, 7, "subscriptions/listen", None, params).await;
+    let ack = tools.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let sub_id = ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone();
+    assert!(!sub_id.is_null(), "{ack}");
+    assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
+
+    let params = json!({"notifications": {"promptsListChanged": true}});
+    let mut prompts = open_stream(s.addr, 8, "subscriptions/listen", None, params).await;
+    let ack2 = prompts.next().await;
+    assert_eq!(ack2["method"], "notifications/subscriptions/acknowledged", "{ack2}");
+    assert_ne!(
+        ack2["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        sub_id
+    );
+    assert_eq!(s.server.listener_count(), 2);
+
+    let tool = Tool {
+        name: "late_tool".into(),
+        description: Some("Added at run time.".into()),
+        input_schema: json!({"type": "object"}),
+        ..Default::default()
+    };
+    s.server
+        .add_tool(ToolEntry::dynamic(tool, |_args, _ctx| async { "late" }))
+        .unwrap();
+
+    let changed = tools.next().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        sub_id
+    );
+    assert_eq!(
+        prompts.next_within(Duration::from_millis(500)).await,
+        None,
+        "a prompts-only listener hears nothing of a tool change"
+    );
+
+    // The new tool is served.
+    let (_, v) = call(s.addr, 9, "tools/call", Some("late_tool"), json!({"name": "late_tool"})).await;
+    assert_eq!(v["result"]["content"][0]["text"], "late");
+
+    // Closing the streams ends the listeners.
+    drop(tools);
+    drop(prompts);
+    let server = s.server.clone();
+    eventually("both listeners are gone", move || server.listener_count() == 0).await;
+}
+
+#[tokio::test]
+async fn the_endpoint_path_is_configurable() {
+    let s = start_with(HttpConfig {
+        path: "/custom/endpoint".into(),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut conn = connect(s.addr).await;
+    let headers = standard_headers("server/discover", None);
+    let a = read_all(
+        conn.send(build(
+            s.addr,
+            Method::POST,
+            "/custom/endpoint",
+            &headers,
+            rpc(1, "server/discover", json!({})),
+        ))
+        .await,
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+    assert!(a.json(Some("server/discover"))["result"].is_object());
+    let mut conn = connect(s.addr).await;
+    let a = read_all(
+        conn.send(build(
+            s.addr,
+            Method::POST,
+            "/mcp",
+            &headers,
+            rpc(2, "server/discover", json!({})),
+        ))
+        .await,
+    )
+    .await;
+    assert_eq!(a.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn the_tower_service_is_served_at_any_mount_path() {
+    let server = Server::builder().name("mounted").version("0.0.1").build();
+    let mut service = McpService::new(server);
+    let request = |uri: &str, host: Option<&str>, body: Vec<u8>| {
+        let mut b = Request::builder().method(Method::POST).uri(uri);
+        if let Some(h) = host {
+            b = b.header("host", h);
+        }
+        for (n, v) in standard_headers("tools/call", Some("echo")) {
+            b = b.header(n, v);
+        }
+        b.body(Full::new(Bytes::from(body))).unwrap()
+    };
+    let body = || {
+        rpc(
+            1,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "mounted"}}),
+        )
+    };
+    for (uri, host) in [
+        ("/some/prefix/mcp", Some("127.0.0.1:8080")),
+        ("http://localhost/some/prefix/mcp", None),
+    ] {
+        let response = tower_service::Service::call(&mut service, request(uri, host, body()))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{uri}");
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        validate_emitted(&v, Some("tools/call"));
+        assert_eq!(v["result"]["content"][0]["text"], "mounted");
+        assert_eq!(
+            v["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "mounted"
+        );
+    }
+    // The mounted service applies the same host policy.
+    let response = tower_service::Service::call(
+        &mut service,
+        request("/some/prefix/mcp", Some("evil.example.com"), body()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+}

@@ -85,6 +85,12 @@ pub fn tool(tool: &Tool) -> TokenStream {
         fn __mcp_output_schema() -> ::core::option::Option<::mcp_runtime::__private::serde_json::Value> {
             <#output as ::mcp_runtime::__private::IntoToolResult>::output_schema(#keep_defs)
         }
+        fn __mcp_convert(v: #output) -> ::core::result::Result<
+            ::mcp_runtime::__private::Outcome<::mcp_runtime::__private::CallToolResult>,
+            ::mcp_runtime::McpError,
+        > {
+            ::mcp_runtime::__private::IntoToolResult::into_tool_result(v)
+        }
     };
     let twin_doc = format!("The registered MCP tool `{name}` (see the function `{fn_name}`).");
     let requires = &tool.attr.requires;
@@ -144,7 +150,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 #(#extract)*
                 let _ = &__mcp_ctx;
                 ::std::boxed::Box::pin(async move {
-                    ::mcp_runtime::__private::IntoToolResult::into_tool_result(#invoke)
+                    __mcp_convert(#invoke)
                 })
             }
 

@@ -112,6 +112,10 @@ fn serde_facts(attrs: &[Attribute]) -> syn::Result<(Option<String>, bool)> {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("rename") {
                 rename = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+            } else if meta.path.is_ident("flatten") {
+                return Err(meta.error(
+                    "#[serde(flatten)] on a tool parameter is not supported: take the whole arguments object with #[arguments] instead",
+                ));
             } else if meta.path.is_ident("default") {
                 has_default = true;
                 if meta.input.peek(syn::Token![=]) {
@@ -132,8 +136,8 @@ pub fn param(arg: &mut FnArg, rules: ParamRules) -> syn::Result<Param> {
     let m = rules.macro_name;
     let typed = match arg {
         FnArg::Receiver(r) => {
-            return Err(syn::Error::new(
-                r.span(),
+            return Err(syn::Error::new_spanned(
+                r,
                 format!("{m} functions cannot take `self`: write a free function, and share state with the `State<T>` extractor"),
             ))
         }
@@ -190,8 +194,8 @@ pub fn param(arg: &mut FnArg, rules: ParamRules) -> syn::Result<Param> {
             } else {
                 "doc comments, #[complete(with = f)], #[extract]"
             };
-            return Err(syn::Error::new(
-                attr.span(),
+            return Err(syn::Error::new_spanned(
+                &attr,
                 format!("unsupported attribute on a {m} parameter; allowed: {allowed}"),
             ));
         }
@@ -212,8 +216,8 @@ pub fn param(arg: &mut FnArg, rules: ParamRules) -> syn::Result<Param> {
         });
     }
     if let Type::Reference(r) = &ty {
-        return Err(syn::Error::new(
-            r.span(),
+        return Err(syn::Error::new_spanned(
+            r,
             format!("{m} arguments must be owned types (for example `String`, not `&str`)"),
         ));
     }
@@ -249,8 +253,8 @@ pub fn param(arg: &mut FnArg, rules: ParamRules) -> syn::Result<Param> {
 pub fn check_signature(func: &ItemFn, m: &str) -> syn::Result<()> {
     let sig = &func.sig;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        return Err(syn::Error::new(
-            sig.generics.span(),
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
             format!("{m} functions cannot be generic"),
         ));
     }

@@ -28,6 +28,12 @@ impl Tool {
                 sig.ident.span(),
             ),
         };
+        if name.len() > 128 {
+            return Err(syn::Error::new(
+                name_span,
+                format!("tool name is {} characters long; the limit is 128", name.len()),
+            ));
+        }
         if !valid_name(&name) {
             return Err(syn::Error::new(
                 name_span,

@@ -5,6 +5,7 @@ mod args;
 mod output;
 mod schema;
 pub(crate) mod serve;
+pub(crate) mod validate;
 
 pub use args::{decode_arguments, probe, ArgSpec};
 pub use output::{IntoToolResult, Json};
@@ -100,6 +101,8 @@ pub struct ToolEntry {
     pub(crate) header_params: Vec<(String, String)>,
     /// Client capabilities the tool always needs.
     pub(crate) requires: Vec<String>,
+    /// Whether the input schema has constraints serde does not check.
+    pub(crate) constrained: bool,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -121,6 +124,7 @@ impl ToolEntry {
         ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: def.requires.iter().map(|r| (*r).to_owned()).collect(),
+            constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
@@ -171,6 +175,7 @@ impl ToolEntry {
         ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: Vec::new(),
+            constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler,
             location: "dynamic",

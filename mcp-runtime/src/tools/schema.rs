@@ -10,6 +10,49 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::Value;
 
+/// The `format` values JSON Schema 2020-12 defines. schemars also writes
+/// `int32`, `uint8`, `double`... which strict validators (Ajv in strict
+/// mode, used by several hosts) reject as unknown: those are removed, the
+/// numeric bounds schemars writes beside them stay.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn strip_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+            {
+                map.remove("format");
+            }
+            map.values_mut().for_each(strip_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_formats),
+        _ => {}
+    }
+}
+
 fn generate<T: JsonSchema>(keep_defs: bool) -> Value {
     let settings = SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = !keep_defs;
@@ -19,6 +62,7 @@ fn generate<T: JsonSchema>(keep_defs: bool) -> Value {
     if let Some(obj) = value.as_object_mut() {
         obj.remove("title");
     }
+    strip_formats(&mut value);
     value
 }
 

@@ -119,6 +119,16 @@ pub(crate) async fn call(
     };
     headers.check_params(&entry.header_params, args.map(RawValue::get))?;
     check_required(&entry.requires, ctx.client_capabilities())?;
+    if entry.constrained {
+        let given: serde_json::Value = match args {
+            Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+            None => serde_json::Value::Object(Default::default()),
+        };
+        if let Err(why) = super::validate::check(&entry.tool.input_schema, &given, "arguments") {
+            let text = format!("Invalid arguments for tool `{}`: {why}", params.name);
+            return Ok(Outcome::Complete(super::output::error_result(text)));
+        }
+    }
     let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
     match result {
         Ok(outcome) => outcome,

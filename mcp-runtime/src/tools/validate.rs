@@ -1,0 +1,105 @@
+//! Enforcing what a tool's input schema says beyond the Rust types: serde
+//! checks types and required fields, this checks the constraint keywords
+//! schemars writes from `#[schemars(range(..), length(..))]` and from the
+//! integer types' bounds: `minimum`, `maximum`, `exclusiveMinimum`,
+//! `exclusiveMaximum`, `minLength`, `maxLength`, `minItems`, `maxItems`,
+//! `enum` and `const`, through `properties`, `items` and inlined subschemas.
+//! (`pattern` is not enforced.)
+
+use serde_json::Value;
+
+const KEYWORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+];
+
+/// Whether a schema has any constraint this module checks (computed once per tool).
+pub(crate) fn has_constraints(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => KEYWORDS.iter().any(|k| map.contains_key(*k)) || map.values().any(has_constraints),
+        Value::Array(items) => items.iter().any(has_constraints),
+        _ => false,
+    }
+}
+
+/// Checks `value` against `schema`; the error names the path and the rule.
+pub(crate) fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
+    let Some(s) = schema.as_object() else { return Ok(()) };
+    if let Some(n) = value.as_f64() {
+        let rule = |k: &str| s.get(k).and_then(Value::as_f64);
+        if let Some(min) = rule("minimum").filter(|m| n < *m) {
+            return Err(format!("{path} must be at least {min}"));
+        }
+        if let Some(max) = rule("maximum").filter(|m| n > *m) {
+            return Err(format!("{path} must be at most {max}"));
+        }
+        if let Some(min) = rule("exclusiveMinimum").filter(|m| n <= *m) {
+            return Err(format!("{path} must be greater than {min}"));
+        }
+        if let Some(max) = rule("exclusiveMaximum").filter(|m| n >= *m) {
+            return Err(format!("{path} must be less than {max}"));
+        }
+    }
+    let count = |k: &str| s.get(k).and_then(Value::as_u64).map(|v| v as usize);
+    if let Some(text) = value.as_str() {
+        let len = text.chars().count();
+        if let Some(min) = count("minLength").filter(|m| len < *m) {
+            return Err(format!("{path} must have at least {min} characters"));
+        }
+        if let Some(max) = count("maxLength").filter(|m| len > *m) {
+            return Err(format!("{path} must have at most {max} characters"));
+        }
+    }
+    if let Some(items) = value.as_array() {
+        if let Some(min) = count("minItems").filter(|m| items.len() < *m) {
+            return Err(format!("{path} must have at least {min} items"));
+        }
+        if let Some(max) = count("maxItems").filter(|m| items.len() > *m) {
+            return Err(format!("{path} must have at most {max} items"));
+        }
+        if let Some(item_schema) = s.get("items") {
+            for (i, item) in items.iter().enumerate() {
+                check(item_schema, item, &format!("{path}[{i}]"))?;
+            }
+        }
+    }
+    if let (Some(props), Some(obj)) = (s.get("properties").and_then(Value::as_object), value.as_object()) {
+        for (key, v) in obj {
+            if let Some(p) = props.get(key) {
+                check(p, v, &format!("{path}.{key}"))?;
+            }
+        }
+    }
+    if let (Some(extra), Some(obj)) = (
+        s.get("additionalProperties").filter(|a| a.is_object()),
+        value.as_object(),
+    ) {
+        let props = s.get("properties").and_then(Value::as_object);
+        for (key, v) in obj.iter().filter(|(k, _)| props.is_none_or(|p| !p.contains_key(*k))) {
+            check(extra, v, &format!("{path}.{key}"))?;
+        }
+    }
+    // An inlined `Option<T>` or enum: the value must satisfy one alternative.
+    for key in ["anyOf", "oneOf"] {
+        if let Some(alts) = s.get(key).and_then(Value::as_array) {
+            if !value.is_null() && !alts.is_empty() {
+                let errors: Vec<String> = alts.iter().filter_map(|a| check(a, value, path).err()).collect();
+                if errors.len() == alts.len() {
+                    return Err(errors.into_iter().next().unwrap_or_default());
+                }
+            }
+        }
+    }
+    if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+        for a in all {
+            check(a, value, path)?;
+        }
+    }
+    Ok(())
+}

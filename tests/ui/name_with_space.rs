@@ -1,0 +1,8 @@
+use mcp_runtime::tool;
+
+#[tool(name = "has space")]
+fn spaced() -> String {
+    String::new()
+}
+
+fn main() {}

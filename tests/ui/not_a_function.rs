@@ -1,0 +1,6 @@
+use mcp_runtime::tool;
+
+#[tool]
+struct NotAFunction;
+
+fn main() {}

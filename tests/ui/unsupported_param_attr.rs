@@ -1,0 +1,8 @@
+use mcp_runtime::tool;
+
+#[tool]
+fn tagged(#[allow(unused)] value: String) -> String {
+    value
+}
+
+fn main() {}

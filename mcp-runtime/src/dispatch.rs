@@ -257,17 +257,18 @@ impl Server {
         Fut: std::future::Future<Output = Result<Outcome<T>, McpError>>,
     {
         let p: RoundParams<'_> = parse_params(request.params.as_deref())?;
-        let arguments: Option<serde_json::Value> = p.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok());
+        let principal = scope.principal.clone();
         let round = Round {
-            method: request.method.clone(),
-            name: name.to_owned(),
-            arguments,
-            principal: scope.principal.clone(),
+            method: &request.method,
+            name,
+            raw_arguments: p.arguments,
+            arguments: std::cell::OnceCell::new(),
+            principal: principal.as_deref(),
             scope: Arc::new(MrtrScope::default()),
         };
         let opened = crate::mrtr::open_round(
             &self.inner.sealer,
-            &round.binding(),
+            || round.binding(),
             p.input_responses,
             p.request_state.as_deref(),
         )?;
@@ -378,22 +379,28 @@ impl Server {
     }
 }
 
-/// What binds one round's sealed state to its request.
-struct Round {
-    method: String,
-    name: String,
-    arguments: Option<serde_json::Value>,
-    principal: Option<String>,
+/// What binds one round's sealed state to its request. The arguments are
+/// parsed only if a state is opened or sealed.
+struct Round<'a> {
+    method: &'a str,
+    name: &'a str,
+    raw_arguments: Option<&'a RawValue>,
+    arguments: std::cell::OnceCell<Option<serde_json::Value>>,
+    principal: Option<&'a str>,
     scope: Arc<MrtrScope>,
 }
 
-impl Round {
+impl Round<'_> {
     fn binding(&self) -> Binding<'_> {
+        let arguments = self
+            .arguments
+            .get_or_init(|| self.raw_arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()))
+            .as_ref();
         Binding {
-            method: &self.method,
-            name: &self.name,
-            arguments: self.arguments.as_ref(),
-            principal: self.principal.as_deref(),
+            method: self.method,
+            name: self.name,
+            arguments,
+            principal: self.principal,
         }
     }
 

@@ -98,16 +98,17 @@ impl Halt {
 
 /// Opens a round: verifies the echoed `requestState` (if any) against the
 /// request, and merges its answers with the new `inputResponses`.
-pub(crate) fn open_round(
+pub(crate) fn open_round<'b>(
     sealer: &seal::Sealer,
-    binding: &seal::Binding<'_>,
+    binding: impl FnOnce() -> seal::Binding<'b>,
     responses: Option<&serde_json::value::RawValue>,
     state: Option<&str>,
 ) -> Result<MrtrScope, McpError> {
     let sealed = match state {
+        None if responses.is_none() => return Ok(MrtrScope::default()),
         None => seal::Sealed::default(),
         Some(text) => sealer
-            .open(text, binding)
+            .open(text, &binding())
             .ok_or_else(|| McpError::invalid_params(seal::REJECTED))?,
     };
     let mut answers = sealed.answers;

@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# The benchmark suite, one command: `bash bench/run.sh` (from anywhere).
+#
+# Measures the same one-tool `echo` server three ways — A ours (this
+# framework), B rmcp (the official Rust SDK, from crates.io), C a plain hyper
+# ceiling — over HTTP (wrk, 1/16/64 keep-alive connections), over stdio
+# (100,000 pipelined calls, 64 in flight), their footprint, the dispatch path
+# (criterion) and the incremental build of a 50-tool crate, then writes
+# bench/RESULTS.md. Needs Linux, taskset, root for `apt-get install wrk` (if
+# wrk is missing), and ~25 minutes. Only 127.0.0.1 is ever contacted.
+#
+# Knobs (defaults are the specified run): BENCH_DURATION=10s BENCH_ROUNDS=3
+# BENCH_BUILD_ROUNDS=5 BENCH_QUIET_WAIT=90 BENCH_SKIP_BUILD_TIMES=1
+# BENCH_CRITERION="--warm-up-time 1 --measurement-time 3"
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=$TARGET/release
+RAW=$TARGET/bench-results
+GEN=$TARGET/bench-gen
+DURATION=${BENCH_DURATION:-10s}
+ROUNDS=${BENCH_ROUNDS:-3}
+CONNS=(1 16 64)
+STDIO_REQUESTS=100000
+IN_FLIGHT=64
+LISTEN_STREAMS=1000
+COLD_RUNS=20
+BUILD_ROUNDS=${BENCH_BUILD_ROUNDS:-5}
+CRITERION_ARGS=${BENCH_CRITERION:---warm-up-time 1 --measurement-time 3}
+SERVER_CORE=1
+LOAD_CORE=0
+declare -A PORT=([ours]=39101 [rmcp]=39102 [ceiling]=39103)
+declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling)
+
+rm -rf "$RAW"
+mkdir -p "$RAW"
+RESULTS=$RAW/results.tsv
+COMMANDS=$RAW/commands.txt
+NOTES=$RAW/notes.txt
+META=$RAW/meta.txt
+: >"$RESULTS"
+: >"$NOTES"
+echo "bash bench/run.sh   # runs everything below and writes bench/RESULTS.md" >"$COMMANDS"
+
+log() { echo "[bench $(date +%T)] $*" >&2; }
+# Runs a command and records it (once) in the list of exact commands.
+cmd() {
+    local line="" arg
+    for arg in "$@"; do
+        if [[ $arg =~ ^[A-Za-z0-9_./:=,@+%-]+$ ]]; then line+="$arg "; else line+="'${arg//\'/\'\\\'\'}' "; fi
+    done
+    line=${line% }
+    line=${line//$ROOT\//}
+    if [ -n "${SERVER_PID:-}" ]; then line=${line//" $SERVER_PID"/' $SERVER_PID'}; fi
+    grep -qxF -- "$line" "$COMMANDS" || echo "$line" >>"$COMMANDS"
+    "$@"
+}
+note() { echo "$*" >>"$NOTES"; }
+compilers_running() { ps -eo comm= | grep -cE '^(rustc|clippy-driver|cc1|cc1plus|ld|rust-lld)$' || true; }
+# Other work (compilers) on this 2-core machine disturbs the numbers: before
+# each step, wait up to BENCH_QUIET_WAIT seconds (default 90) for it to
+# finish, and note the step if it did not.
+QUIET_WAIT=${BENCH_QUIET_WAIT:-90}
+check_quiet() {
+    local busy waited=0
+    busy=$(compilers_running)
+    while [ "$busy" -gt 0 ] && [ "$waited" -lt "$QUIET_WAIT" ]; do
+        sleep 2
+        waited=$((waited + 2))
+        busy=$(compilers_running)
+    done
+    if [ "$waited" -gt 0 ]; then log "waited ${waited}s for other compilers to finish"; fi
+    if [ "$busy" -gt 0 ]; then
+        note "$1: $busy compiler process(es) of other work were running on this 2-core machine when it started; it may be disturbed."
+    fi
+}
+# After a step: note it if other compilers were running at its end.
+check_after() {
+    local busy
+    busy=$(compilers_running)
+    if [ "$busy" -gt 0 ]; then
+        note "$1: $busy compiler process(es) of other work were running on this 2-core machine when it ended; it may be disturbed."
+    fi
+}
+
+SERVER_PID=
+stop_server() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+        SERVER_PID=
+    fi
+}
+trap stop_server EXIT
+
+ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# ------------------------------------------------------------------ tools
+command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
+command -v curl >/dev/null || { echo "curl is needed" >&2; exit 1; }
+if ! command -v wrk >/dev/null; then
+    log "installing wrk (Debian package)"
+    cmd apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && cmd apt-get install -y wrk >/dev/null; }
+fi
+
+# ------------------------------------------------------------------ build
+log "building the peers and drivers (release)"
+cmd cargo build --release -p mcp-bench --bins
+log "building the criterion bench"
+cmd cargo bench -p mcp-bench --bench dispatch --no-run
+
+# ------------------------------------------------------------------ machine
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "nproc: $(nproc)"
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "kernel: $(uname -sr)"
+    echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "rustc: $(rustc --version)"
+    echo "rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/version = "\(.*\)"/\1/p') (crates.io), features server, macros, schemars, transport-io, transport-streamable-http-server"
+    echo "load generator: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) (Debian), 1 thread, pinned to core $LOAD_CORE; servers pinned to core $SERVER_CORE (taskset)"
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$([ -z "$(git status --porcelain -- mcp-runtime mcp-macros 2>/dev/null)" ] || echo ' + uncommitted changes in mcp-runtime/mcp-macros (the working tree was measured)')"
+    echo "profile: release (opt-level 3, the workspace's defaults) for all three servers and the drivers"
+    echo "protocol: every request is a 2026-07-28 tools/call with _meta protocolVersion + clientCapabilities and the MCP-Protocol-Version, Mcp-Method, Mcp-Name headers; rmcp answers it natively (stateless Streamable HTTP, JSON responses; stdio without initialize)"
+    echo "HTTP: $ROUNDS rounds, A/B/C alternating with the order rotating each round (ABC, BCA, CAB), $DURATION per cell after a 2 s warm-up at 64 connections; one curl request validated before timing; connections ${CONNS[*]}"
+    echo "stdio: $ROUNDS rounds of $STDIO_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE); cold start: $COLD_RUNS spawns each, unpinned"
+    echo "builds: 1 clean build per crate in its own target dir, then $BUILD_ROUNDS rounds (ours, rmcp alternating) of editing one tool body and \`cargo build\` (dev profile)"
+    echo "criterion: $CRITERION_ARGS"
+    echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$META"
+
+LUA=$RAW/post.lua
+cmd "$BIN/driver" wrk-script >"$LUA"
+BODY=$(sed -n 's/^wrk.body = \[\[\(.*\)\]\]$/\1/p' "$LUA")
+
+start_server() { # name [port offset]: each phase has its own ports, so no socket of an earlier phase is in the way
+    local name=$1 port=$((${PORT[$1]} + ${2:-0})) attempt
+    for attempt in 1 2 3 4 5; do
+        local line="taskset -c $SERVER_CORE $BIN/${EXE[$name]} --http 127.0.0.1:$port 2>>$RAW/$name.stderr &"
+        line=${line//$ROOT\//}
+        grep -qxF -- "$line" "$COMMANDS" || echo "$line" >>"$COMMANDS"
+        taskset -c "$SERVER_CORE" "$BIN/${EXE[$name]}" --http "127.0.0.1:$port" 2>>"$RAW/$name.stderr" &
+        SERVER_PID=$!
+        for _ in $(seq 100); do
+            if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+            if curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null; then return 0; fi
+            sleep 0.05
+        done
+        wait "$SERVER_PID" 2>/dev/null || true
+        SERVER_PID=
+        log "$name did not start on port $port (attempt $attempt), retrying"
+        sleep 2
+    done
+    echo "$name did not start" >&2
+    exit 1
+}
+
+validate() { # name: one real request, checked before any timing
+    local name=$1 port=${PORT[$1]} out=$RAW/check-$1.json
+    cmd curl -s -o "$out" -X POST "http://127.0.0.1:$port/mcp" \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+        -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' \
+        --data "$BODY"
+    if ! "$BIN/driver" check "$out"; then
+        echo "$name did not answer a real echo result: $(cat "$out")" >&2
+        exit 1
+    fi
+}
+
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+
+# ------------------------------------------------------------------ HTTP
+ORDER=(ours rmcp ceiling)
+for round in $(seq "$ROUNDS"); do
+    # A/B/C alternate, and the order rotates each round (ABC, BCA, CAB).
+    shift_by=$(((round - 1) % 3))
+    this_round=("${ORDER[@]:$shift_by}" "${ORDER[@]:0:$shift_by}")
+    for name in "${this_round[@]}"; do
+        log "HTTP round $round: $name"
+        check_quiet "HTTP round $round, $name"
+        start_server "$name"
+        validate "$name"
+        url="http://127.0.0.1:${PORT[$name]}/mcp"
+        # Warm-up, not recorded.
+        taskset -c "$LOAD_CORE" wrk -t1 -c64 -d2s -s "$LUA" "$url" >/dev/null
+        for c in "${CONNS[@]}"; do
+            before=$(cpu_ticks "$SERVER_PID")
+            out=$(cmd taskset -c "$LOAD_CORE" wrk -t1 -c"$c" -d"$DURATION" -s "$LUA" "$url")
+            after=$(cpu_ticks "$SERVER_PID")
+            line=$(grep '^WRKRESULT' <<<"$out")
+            IFS=$'\t' read -r _ rps p50 p99 total errors <<<"$line"
+            secs=${DURATION%s}
+            printf 'http_rps\t%s\t%s\t%s\n' "$name" "$c" "$rps" >>"$RESULTS"
+            printf 'http_p50_us\t%s\t%s\t%s\n' "$name" "$c" "$p50" >>"$RESULTS"
+            printf 'http_p99_us\t%s\t%s\t%s\n' "$name" "$c" "$p99" >>"$RESULTS"
+            printf 'http_errors\t%s\t%s\t%s\n' "$name" "$c" "$errors" >>"$RESULTS"
+            printf 'http_requests\t%s\t%s\t%s\n' "$name" "$c" "$total" >>"$RESULTS"
+            printf 'http_server_cpu_pct\t%s\t%s\t%s\n' "$name" "$c" \
+                "$(awk -v a="$before" -v b="$after" -v s="$secs" 'BEGIN { print (b - a) / s }')" >>"$RESULTS"
+            if [ "$errors" != 0 ]; then note "HTTP round $round, $name, $c conns: $errors errors"; fi
+        done
+        check_after "HTTP round $round, $name"
+        printf 'http_peak_rss_kib\t%s\t64\t%s\n' "$name" \
+            "$(awk '/VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")" >>"$RESULTS"
+        stop_server
+    done
+done
+
+# ------------------------------------------------------------------ stdio
+for round in $(seq "$ROUNDS"); do
+    for name in ours rmcp; do
+        log "stdio round $round: $name"
+        check_quiet "stdio round $round, $name"
+        cmd taskset -c "$LOAD_CORE" "$BIN/driver" stdio-load "$name" "$STDIO_REQUESTS" "$IN_FLIGHT" -- \
+            taskset -c "$SERVER_CORE" "$BIN/${EXE[$name]}" >>"$RESULTS"
+        check_after "stdio round $round, $name"
+    done
+done
+
+# ------------------------------------------------------------------ footprint
+for name in ours rmcp; do
+    log "cold start: $name"
+    check_quiet "cold start, $name"
+    cmd "$BIN/driver" cold-start "$name" "$COLD_RUNS" -- "$BIN/${EXE[$name]}" >>"$RESULTS"
+done
+for name in ours rmcp; do
+    log "$LISTEN_STREAMS subscriptions/listen streams: $name"
+    start_server "$name" 10
+    cmd taskset -c "$LOAD_CORE" "$BIN/driver" listen "$name" "127.0.0.1:$((${PORT[$name]} + 10))" "$LISTEN_STREAMS" "$SERVER_PID" >>"$RESULTS"
+    stop_server
+done
+for name in ours rmcp ceiling; do
+    log "$LISTEN_STREAMS idle keep-alive connections: $name"
+    start_server "$name" 20
+    cmd taskset -c "$LOAD_CORE" "$BIN/driver" idle "$name" "127.0.0.1:$((${PORT[$name]} + 20))" "$LISTEN_STREAMS" "$SERVER_PID" >>"$RESULTS"
+    stop_server
+done
+
+cmd "$BIN/driver" sizes >>"$RESULTS"
+
+# ------------------------------------------------------------------ criterion
+log "criterion: the dispatch path"
+check_quiet "criterion"
+rm -rf "$TARGET/criterion/dispatch" "$TARGET/criterion/mrtr" "$TARGET/criterion/startup"
+# shellcheck disable=SC2086
+cmd cargo bench -p mcp-bench --bench dispatch -- $CRITERION_ARGS >"$RAW/criterion.txt" 2>&1
+check_after "criterion"
+
+# ------------------------------------------------------------------ build times
+if [ "${BENCH_SKIP_BUILD_TIMES:-0}" != 1 ]; then
+    log "generating the 50-tool crates under $GEN"
+    rm -rf "$GEN"
+    mkdir -p "$GEN"
+    cmd "$BIN/driver" gen-crates "$GEN" mcp-runtime
+    for name in ours rmcp; do
+        cp Cargo.lock "$GEN/$name/Cargo.lock" # the same dependency versions as the workspace
+    done
+    timed_build() { # name metric
+        local start end
+        start=$(date +%s.%N)
+        cmd env -C "$GEN/$1" CARGO_TARGET_DIR="$GEN/target-$1" cargo build -q >>"$RAW/gen-build.log" 2>&1
+        end=$(date +%s.%N)
+        printf '%s\t%s\t50\t%s\n' "$2" "$1" "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')" >>"$RESULTS"
+    }
+    for name in ours rmcp; do
+        log "first build of the 50-tool crate: $name"
+        check_quiet "first build, $name"
+        timed_build "$name" build_full_secs
+    done
+    for round in $(seq "$BUILD_ROUNDS"); do
+        for name in ours rmcp; do
+            log "incremental build round $round: $name"
+            check_quiet "incremental build round $round, $name"
+            cmd "$BIN/driver" bump "$GEN/$name/src/main.rs"
+            timed_build "$name" build_incremental_secs
+            check_after "incremental build round $round, $name"
+        done
+    done
+fi
+
+# ------------------------------------------------------------------ report
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
+cmd "$BIN/driver" report "$RAW" bench/RESULTS.md "$TARGET/criterion"
+log "wrote bench/RESULTS.md"

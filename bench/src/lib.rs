@@ -1,0 +1,111 @@
+//! What the peer servers and the drivers of the benchmark suite share: the
+//! one request every server is measured with, and the check that an answer
+//! is a real `echo` result.
+//!
+//! The suite is run by `bash bench/run.sh`; see `bench/RESULTS.md`.
+
+use serde_json::{json, Value};
+
+/// The protocol revision every request speaks.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The text every `echo` call sends (and expects back).
+pub const ECHO_TEXT: &str = "hello";
+
+/// The `_meta` of every request: the protocol version and empty client capabilities.
+pub fn request_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// One compact `tools/call` of `echo` with this id.
+pub fn echo_call(id: u64) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": ECHO_TEXT}, "_meta": request_meta()}
+    })
+    .to_string()
+}
+
+/// One compact `subscriptions/listen` asking for tool list changes.
+pub fn listen_call(id: u64) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true}, "_meta": request_meta()}
+    })
+    .to_string()
+}
+
+/// The HTTP headers sent with a request of `method` (and tool `name`).
+pub fn http_headers(method: &str, name: Option<&str>) -> Vec<(&'static str, String)> {
+    let mut headers = vec![
+        ("Content-Type", "application/json".to_owned()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("MCP-Protocol-Version", PROTOCOL_VERSION.to_owned()),
+        ("Mcp-Method", method.to_owned()),
+    ];
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name.to_owned()));
+    }
+    headers
+}
+
+/// Checks that `body` is a JSON-RPC result of `echo` carrying [`ECHO_TEXT`]
+/// (for `expected_id`, if given). An SSE body is accepted: its `data:` lines
+/// are read. Returns the response's id.
+pub fn check_echo_response(body: &[u8], expected_id: Option<u64>) -> Result<Value, String> {
+    let text = std::str::from_utf8(body).map_err(|e| format!("not UTF-8: {e}"))?;
+    let json_text = if text.trim_start().starts_with('{') {
+        text.trim().to_owned()
+    } else {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|l| l.starts_with('{'))
+            .ok_or_else(|| format!("no JSON in the body: {text:?}"))?
+            .to_owned()
+    };
+    let v: Value = serde_json::from_str(&json_text).map_err(|e| format!("not JSON ({e}): {json_text:?}"))?;
+    if let Some(error) = v.get("error") {
+        return Err(format!("an error, not a result: {error}"));
+    }
+    let result = v.get("result").ok_or_else(|| format!("no result: {v}"))?;
+    let got = result["content"][0]["text"].as_str();
+    if got != Some(ECHO_TEXT) {
+        return Err(format!("result is not the echo of {ECHO_TEXT:?}: {v}"));
+    }
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        return Err(format!("a tool error: {v}"));
+    }
+    if let Some(id) = expected_id {
+        if v["id"].as_u64() != Some(id) {
+            return Err(format!("id {} is not {id}", v["id"]));
+        }
+    }
+    Ok(v["id"].clone())
+}
+
+/// What a peer binary was asked to serve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Serve {
+    /// stdio (no argument, or `--stdio`).
+    Stdio,
+    /// Streamable HTTP at `http://ADDR/mcp` (`--http ADDR`).
+    Http(String),
+}
+
+/// Parses `[--stdio | --http ADDR]`, the command line all peers share.
+pub fn parse_serve_args() -> Result<Serve, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        [] | ["--stdio"] => Ok(Serve::Stdio),
+        ["--http", addr] => Ok(Serve::Http((*addr).to_owned())),
+        other => Err(format!("usage: [--stdio | --http ADDR], got {other:?}")),
+    }
+}

@@ -86,34 +86,40 @@ struct AckBody<'a> {
     notifications: &'a Filter,
 }
 
-#[derive(Serialize)]
-struct UriBody<'a> {
-    uri: &'a str,
+impl ServerEvent {
+    /// The notification method that announces this event.
+    pub fn method(&self) -> &'static str {
+        match self {
+            ServerEvent::ToolsListChanged => "notifications/tools/list_changed",
+            ServerEvent::PromptsListChanged => "notifications/prompts/list_changed",
+            ServerEvent::ResourcesListChanged => "notifications/resources/list_changed",
+            ServerEvent::ResourceUpdated(_) => "notifications/resources/updated",
+        }
+    }
 }
 
 #[derive(Serialize)]
-struct Empty {}
+struct EventParams<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<TagMeta<'a>>,
+}
 
-fn encode(event: &ServerEvent, id: &RequestId) -> Vec<u8> {
-    let meta = TagMeta { id };
-    match event {
-        ServerEvent::ToolsListChanged => {
-            jsonrpc::encode_notification("notifications/tools/list_changed", &Tagged { body: Empty {}, meta })
-        }
-        ServerEvent::PromptsListChanged => {
-            jsonrpc::encode_notification("notifications/prompts/list_changed", &Tagged { body: Empty {}, meta })
-        }
-        ServerEvent::ResourcesListChanged => {
-            jsonrpc::encode_notification("notifications/resources/list_changed", &Tagged { body: Empty {}, meta })
-        }
-        ServerEvent::ResourceUpdated(uri) => jsonrpc::encode_notification(
-            "notifications/resources/updated",
-            &Tagged {
-                body: UriBody { uri },
-                meta,
-            },
-        ),
-    }
+/// The notification announcing `event`, tagged with the subscription id of
+/// a listen stream (`Some`), or untagged for a legacy session (`None`).
+pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Vec<u8> {
+    let uri = match event {
+        ServerEvent::ResourceUpdated(uri) => Some(uri.as_str()),
+        _ => None,
+    };
+    jsonrpc::encode_notification(
+        event.method(),
+        &EventParams {
+            uri,
+            meta: id.map(|id| TagMeta { id }),
+        },
+    )
 }
 
 /// Serves one `subscriptions/listen`: acknowledges at once with the honored
@@ -147,7 +153,7 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
             _ = cancel.cancelled() => break,
             event = rx.recv() => match event {
                 Ok(event) if filter.wants(&event) => {
-                    if outbound.send(encode(&event, &id)).is_err() {
+                    if outbound.send(encode_event(&event, Some(&id))).is_err() {
                         break;
                     }
                 }

@@ -122,17 +122,25 @@ pub fn validate_emitted(message: &Value, method: Option<&str>) {
         }
     } else if let Some(method) = message.get("method").and_then(Value::as_str) {
         let def = match method {
-            "notifications/progress" => "ProgressNotification",
-            "notifications/message" => "LoggingMessageNotification",
-            "notifications/tools/list_changed" => "ToolListChangedNotification",
-            "notifications/prompts/list_changed" => "PromptListChangedNotification",
-            "notifications/resources/list_changed" => "ResourceListChangedNotification",
-            "notifications/resources/updated" => "ResourceUpdatedNotification",
             "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
-            other => panic!("the server emitted an unexpected message {other}: {message}"),
+            other => notification_def(other)
+                .unwrap_or_else(|| panic!("the server emitted an unexpected message {other}: {message}")),
         };
         assert_valid(REV, def, message);
     }
+}
+
+/// The schema definition of a server notification (the same name in both revisions).
+fn notification_def(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "notifications/progress" => "ProgressNotification",
+        "notifications/message" => "LoggingMessageNotification",
+        "notifications/tools/list_changed" => "ToolListChangedNotification",
+        "notifications/prompts/list_changed" => "PromptListChangedNotification",
+        "notifications/resources/list_changed" => "ResourceListChangedNotification",
+        "notifications/resources/updated" => "ResourceUpdatedNotification",
+        _ => return None,
+    })
 }
 
 /// The `_meta` every 2026-07-28 request carries, with these capabilities.
@@ -270,13 +278,7 @@ pub fn validate_legacy(message: &Value, method: Option<&str>) {
             "elicitation/create" => "ElicitRequest",
             "sampling/createMessage" => "CreateMessageRequest",
             "roots/list" => "ListRootsRequest",
-            "notifications/progress" => "ProgressNotification",
-            "notifications/message" => "LoggingMessageNotification",
-            "notifications/tools/list_changed" => "ToolListChangedNotification",
-            "notifications/prompts/list_changed" => "PromptListChangedNotification",
-            "notifications/resources/list_changed" => "ResourceListChangedNotification",
-            "notifications/resources/updated" => "ResourceUpdatedNotification",
-            other => panic!("unexpected legacy message {other}: {message}"),
+            other => notification_def(other).unwrap_or_else(|| panic!("unexpected legacy message {other}: {message}")),
         };
         assert_valid(REV, def, message);
     }

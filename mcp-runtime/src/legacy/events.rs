@@ -3,35 +3,17 @@
 
 use super::Session;
 use crate::context::Outbound;
-use crate::jsonrpc;
 use crate::server::Server;
 use crate::subscriptions::ServerEvent;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 
-#[derive(serde::Serialize)]
-struct Empty {}
-
-#[derive(serde::Serialize)]
-struct Uri<'a> {
-    uri: &'a str,
-}
-
 /// The notification a session receives for `event`, if any.
 pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> {
-    Some(match event {
-        ServerEvent::ToolsListChanged => jsonrpc::encode_notification("notifications/tools/list_changed", &Empty {}),
-        ServerEvent::PromptsListChanged => {
-            jsonrpc::encode_notification("notifications/prompts/list_changed", &Empty {})
-        }
-        ServerEvent::ResourcesListChanged => {
-            jsonrpc::encode_notification("notifications/resources/list_changed", &Empty {})
-        }
-        ServerEvent::ResourceUpdated(uri) if session.is_subscribed(uri) => {
-            jsonrpc::encode_notification("notifications/resources/updated", &Uri { uri })
-        }
-        ServerEvent::ResourceUpdated(_) => return None,
-    })
+    match event {
+        ServerEvent::ResourceUpdated(uri) if !session.is_subscribed(uri) => None,
+        _ => Some(crate::subscriptions::encode_event(event, None)),
+    }
 }
 
 /// Forwards the session's notifications to `outbound` until it closes.

@@ -8,11 +8,9 @@ use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestI
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::Notify;
 
-/// Where a request's notifications go: the stdio writer, or the HTTP response
-/// stream of that request. Each item is one compact JSON-RPC message.
-pub type Outbound = mpsc::UnboundedSender<Vec<u8>>;
+pub use crate::outbound::Outbound;
 
 /// Cooperative cancellation of one request.
 ///

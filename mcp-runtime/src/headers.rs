@@ -9,35 +9,54 @@
 
 use crate::error::McpError;
 use base64::Engine;
+use http::{HeaderMap, HeaderName};
 use serde_json::Value;
+use std::borrow::Cow;
 
-/// The routing headers of one HTTP request (all `None` on stdio).
+/// The headers of one HTTP request, kept as the transport received them
+/// (no copies) and read only by the checks below. On stdio there are none.
 #[derive(Debug, Clone, Default)]
 pub struct HeaderFacts {
+    map: Option<HeaderMap>,
+}
+
+/// `MCP-Protocol-Version`.
+pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+static METHOD: HeaderName = HeaderName::from_static("mcp-method");
+static NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+impl HeaderFacts {
+    /// The facts of a request that came with these HTTP headers.
+    pub fn http(headers: HeaderMap) -> Self {
+        HeaderFacts { map: Some(headers) }
+    }
+
     /// Whether the request came with HTTP headers at all.
-    pub http: bool,
-    /// `MCP-Protocol-Version`.
-    pub protocol_version: Option<String>,
-    /// `Mcp-Method`.
-    pub method: Option<String>,
-    /// `Mcp-Name`.
-    pub name: Option<String>,
-    /// `Mcp-Param-{Name}` headers: the lowercased `{Name}` and the raw value.
-    pub params: Vec<(String, String)>,
-    /// Other headers the transport was configured to pass on (lowercased name, value).
-    pub extra: Vec<(String, String)>,
+    pub fn is_http(&self) -> bool {
+        self.map.is_some()
+    }
+
+    /// A header's value as text (invalid UTF-8 replaced), if it was sent.
+    pub fn get(&self, name: impl http::header::AsHeaderName) -> Option<Cow<'_, str>> {
+        self.map
+            .as_ref()?
+            .get(name)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()))
+    }
 }
 
 /// Decodes a header value: trims it, then decodes the base64 sentinel.
-pub fn decode_value(raw: &str) -> Result<String, McpError> {
+pub fn decode_value(raw: &str) -> Result<Cow<'_, str>, McpError> {
     let value = raw.trim();
     let Some(inner) = value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) else {
-        return Ok(value.to_owned());
+        return Ok(Cow::Borrowed(value));
     };
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(inner)
         .map_err(|_| McpError::header_mismatch("Header mismatch: malformed base64 header value"))?;
-    String::from_utf8(bytes).map_err(|_| McpError::header_mismatch("Header mismatch: base64 header value is not UTF-8"))
+    String::from_utf8(bytes)
+        .map(Cow::Owned)
+        .map_err(|_| McpError::header_mismatch("Header mismatch: base64 header value is not UTF-8"))
 }
 
 fn mismatch(what: &str) -> McpError {
@@ -48,10 +67,10 @@ impl HeaderFacts {
     /// Checks `Mcp-Method` against the body's method, and `Mcp-Name`
     /// against `name` (tools/call, prompts/get) or `uri` (resources/read).
     pub fn check_routing(&self, method: &str, name: Option<&str>) -> Result<(), McpError> {
-        if !self.http {
+        if !self.is_http() {
             return Ok(());
         }
-        match &self.method {
+        match self.get(&METHOD) {
             None => return Err(mismatch("the Mcp-Method header is required")),
             Some(m) if m.trim() != method => {
                 return Err(mismatch(&format!(
@@ -62,10 +81,10 @@ impl HeaderFacts {
             Some(_) => {}
         }
         if let Some(expected) = name {
-            match &self.name {
+            match self.get(&NAME) {
                 None => return Err(mismatch("the Mcp-Name header is required for this method")),
                 Some(raw) => {
-                    let got = decode_value(raw)?;
+                    let got = decode_value(&raw)?;
                     if got != expected {
                         return Err(mismatch(&format!(
                             "Mcp-Name {got:?} does not match the body's {expected:?}"
@@ -80,14 +99,13 @@ impl HeaderFacts {
     /// Checks the `Mcp-Param-*` headers of the `x-mcp-header` parameters
     /// `(property, header name)` against the call's arguments.
     pub fn check_params(&self, declared: &[(String, String)], arguments: Option<&str>) -> Result<(), McpError> {
-        if !self.http || declared.is_empty() {
+        if !self.is_http() || declared.is_empty() {
             return Ok(());
         }
         let args: serde_json::Map<String, Value> =
             arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
         for (property, header) in declared {
-            let lower = header.to_ascii_lowercase();
-            let sent = self.params.iter().find(|(n, _)| *n == lower).map(|(_, v)| v);
+            let sent = self.get(format!("mcp-param-{header}").to_ascii_lowercase().as_str());
             let body = match args.get(property) {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.clone()),
@@ -104,7 +122,7 @@ impl HeaderFacts {
                     )))
                 }
                 (Some(body), Some(raw)) => {
-                    let sent = decode_value(raw)?;
+                    let sent = decode_value(&raw)?;
                     // Integers compare numerically (`42.0` equals `42`).
                     let numeric_match = args
                         .get(property)

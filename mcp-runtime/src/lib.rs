@@ -42,6 +42,7 @@ pub mod jsonrpc;
 pub mod legacy;
 pub mod meta;
 pub mod mrtr;
+pub mod outbound;
 mod panic;
 pub mod prompts;
 pub mod protocol;

@@ -57,41 +57,40 @@ fn field_error(key: &str, what: &str) -> McpError {
     McpError::invalid_params(format!("Invalid params: _meta[\"{key}\"] {what}"))
 }
 
-/// Reads and validates `params._meta` of a request. `headers` checks the
-/// transport's header facts against the body; it runs after the missing-field
-/// checks and before the version check, as the spec orders them.
+/// Reads and validates the `_meta` object of a request's params (`None`
+/// when absent). `check_routing` compares the transport's header facts with
+/// the body; it runs after the missing-field checks and before the version
+/// check, as the spec orders them.
 pub fn validate(
-    params: Option<&RawValue>,
+    meta: Option<&RawValue>,
     headers: &HeaderFacts,
     check_routing: impl FnOnce() -> Result<(), McpError>,
 ) -> Result<RequestMeta, McpError> {
-    let missing_meta = || {
+    let meta = meta.ok_or_else(|| {
         McpError::invalid_params(
             "Invalid params: missing _meta (protocol version and client capabilities are required on every request)",
         )
-    };
-    let params = params.ok_or_else(missing_meta)?;
-    let head: ParamsHead<'_> = serde_json::from_str(params.get())
-        .map_err(|_| McpError::invalid_params("Invalid params: expected an object"))?;
-    let meta = head.meta.ok_or_else(missing_meta)?;
+    })?;
     let meta: MetaHead<'_> = serde_json::from_str(meta.get())
         .map_err(|_| McpError::invalid_params("Invalid params: _meta must be an object"))?;
 
-    let version: String = match meta.protocol_version {
+    let version = match meta.protocol_version {
         None => return Err(field_error(META_PROTOCOL_VERSION, "is required")),
         Some(raw) => {
-            serde_json::from_str(raw.get()).map_err(|_| field_error(META_PROTOCOL_VERSION, "must be a string"))?
+            crate::jsonrpc::raw_str(raw).ok_or_else(|| field_error(META_PROTOCOL_VERSION, "must be a string"))?
         }
     };
     let client_capabilities: ClientCapabilities = match meta.client_capabilities {
         None => return Err(field_error(META_CLIENT_CAPABILITIES, "is required")),
+        Some(raw) if raw.get() == "{}" => ClientCapabilities::default(),
         Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
             .map_err(|e| field_error(META_CLIENT_CAPABILITIES, &format!("is malformed: {e}")))?,
         Some(_) => return Err(field_error(META_CLIENT_CAPABILITIES, "must be an object")),
     };
-    if headers.http {
-        let header = headers.protocol_version.as_deref().map(str::trim);
-        if header != Some(version.as_str()) {
+    if headers.is_http() {
+        let header = headers.get(&crate::headers::PROTOCOL_VERSION);
+        let header = header.as_deref().map(str::trim);
+        if header != Some(version.as_ref()) {
             let header = header.unwrap_or("(missing)");
             return Err(McpError::header_mismatch(format!(
                 "Header mismatch: MCP-Protocol-Version header {header:?} does not match _meta protocol version {version:?}"
@@ -99,14 +98,14 @@ pub fn validate(
         }
         check_routing()?;
     }
-    if !SUPPORTED_VERSIONS.contains(&version.as_str()) {
+    if !SUPPORTED_VERSIONS.contains(&version.as_ref()) {
         return Err(McpError::unsupported_version(&version, SUPPORTED_VERSIONS));
     }
     let client_info = parse_opt(meta.client_info, META_CLIENT_INFO)?;
     let log_level = parse_opt(meta.log_level, META_LOG_LEVEL)?;
     let progress_token = parse_opt(meta.progress_token, "progressToken")?;
     Ok(RequestMeta {
-        protocol_version: version,
+        protocol_version: version.into_owned(),
         client_capabilities,
         client_info,
         log_level,
@@ -131,6 +130,11 @@ pub fn has_protocol_version(params: Option<&RawValue>) -> bool {
     let Ok(head) = serde_json::from_str::<ParamsHead<'_>>(params.get()) else {
         return false;
     };
-    let Some(meta) = head.meta else { return false };
+    meta_has_version(head.meta)
+}
+
+/// Whether a `_meta` object (as [`validate`] takes it) carries a protocol version.
+pub fn meta_has_version(meta: Option<&RawValue>) -> bool {
+    let Some(meta) = meta else { return false };
     serde_json::from_str::<MetaHead<'_>>(meta.get()).is_ok_and(|m| m.protocol_version.is_some())
 }

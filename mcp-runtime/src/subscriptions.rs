@@ -148,6 +148,8 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
         return Err(McpError::internal("the response stream closed"));
     }
     let cancel = ctx.cancellation().clone();
+    // An idle stream keeps only what it forwards with.
+    drop(ctx);
     loop {
         tokio::select! {
             _ = cancel.cancelled() => break,

@@ -1,7 +1,7 @@
 //! Routing of legacy-session requests, and the `initialize` handshake.
 
 use super::{negotiate, strip, Session};
-use crate::dispatch::{parse_params, Method, Scope};
+use crate::dispatch::{parse_params, Head, Method, Scope};
 use crate::error::McpError;
 use crate::jsonrpc::Request;
 use crate::meta::RequestMeta;
@@ -28,12 +28,6 @@ struct InitializeResult<'a> {
     server_info: &'a Implementation,
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<&'a str>,
-}
-
-#[derive(Deserialize, Default)]
-struct ProgressHead {
-    #[serde(rename = "_meta", default)]
-    meta: Option<ProgressMeta>,
 }
 
 #[derive(Deserialize)]
@@ -85,6 +79,7 @@ impl Server {
 pub(crate) async fn route(
     server: &Server,
     request: &Request,
+    head: &Head<'_>,
     session: &Arc<Session>,
     scope: Scope,
 ) -> Result<Vec<u8>, McpError> {
@@ -120,14 +115,16 @@ pub(crate) async fn route(
         }
         Some(m) => m,
     };
-    let head: ProgressHead = parse_params(params).unwrap_or_default();
+    let progress: Option<ProgressMeta> = head.meta.and_then(|m| serde_json::from_str(m.get()).ok());
     let meta = RequestMeta {
         protocol_version: session.version.to_owned(),
         client_capabilities: session.capabilities.clone(),
         client_info: session.client_info.clone(),
         log_level: session.log_level(),
-        progress_token: head.meta.and_then(|m| m.progress_token),
+        progress_token: progress.and_then(|m| m.progress_token),
     };
-    let result = server.serve(method, request, meta, scope).await?;
+    let result = server
+        .serve(method, request, head, Default::default(), meta, scope)
+        .await?;
     Ok(strip(method_name, &result))
 }

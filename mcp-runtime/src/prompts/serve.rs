@@ -5,7 +5,6 @@ use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::GetPromptResult;
 use crate::server::{Router, Server};
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 /// `prompts/list`.
@@ -14,11 +13,22 @@ pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) 
 }
 
 /// The params of `prompts/get` this module reads.
-#[derive(Deserialize)]
 pub(crate) struct GetParams {
     pub name: String,
-    #[serde(default)]
     pub arguments: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+impl GetParams {
+    /// The name and arguments, from the request's one parse.
+    pub(crate) fn from_head(head: &crate::dispatch::Head<'_>) -> Result<Self, McpError> {
+        let name = crate::dispatch::Head::required(head.name, "name")?.into_owned();
+        let arguments = match head.arguments {
+            None => None,
+            Some(raw) => serde_json::from_str(raw.get())
+                .map_err(|e| McpError::invalid_params(format!("Invalid params: arguments: {e}")))?,
+        };
+        Ok(GetParams { name, arguments })
+    }
 }
 
 /// `prompts/get`: checks the arguments against the prompt's, then runs it.

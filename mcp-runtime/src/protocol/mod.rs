@@ -147,13 +147,42 @@ pub enum Role {
 }
 
 /// A JSON-RPC request id (`$defs/RequestId`): a string or an integer, never null.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RequestId {
     /// An integer id.
     Number(i64),
     /// A string id.
     String(String),
+}
+
+// Written by hand rather than `#[serde(untagged)]`, which buffers the value
+// before trying each variant: ids are read on every message.
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(n))
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<RequestId, E> {
+                i64::try_from(n)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::custom("integer id out of range"))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(s.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<RequestId, E> {
+                Ok(RequestId::String(s))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 impl std::fmt::Display for RequestId {

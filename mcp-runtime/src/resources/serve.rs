@@ -5,7 +5,7 @@ use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CacheScope, ResourceContents};
 use crate::server::{Router, Server};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 /// `resources/list`.
@@ -19,9 +19,16 @@ pub(crate) fn list_templates(server: &Server, router: &Router, params: Option<&R
 }
 
 /// The params of `resources/read` this module reads.
-#[derive(Deserialize)]
 pub(crate) struct ReadParams {
     pub uri: String,
+}
+
+impl ReadParams {
+    /// The URI, from the request's one parse.
+    pub(crate) fn from_head(head: &crate::dispatch::Head<'_>) -> Result<Self, McpError> {
+        let uri = crate::dispatch::Head::required(head.uri, "uri")?.into_owned();
+        Ok(ReadParams { uri })
+    }
 }
 
 #[derive(Serialize)]

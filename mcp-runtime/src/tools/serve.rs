@@ -1,12 +1,14 @@
 //! Serving `tools/list` (paginated, pre-serialized) and `tools/call`.
 
 use crate::context::Context;
+use crate::dispatch::Head;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::CallToolResult;
 use crate::server::{Router, Server};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 #[derive(Deserialize)]
 struct ListParams {
@@ -84,15 +86,20 @@ pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) 
 }
 
 /// The params of `tools/call` this module reads.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub(crate) struct CallParams<'a> {
-    name: String,
-    #[serde(borrow, default)]
+    name: Cow<'a, str>,
     arguments: Option<&'a RawValue>,
 }
 
-impl CallParams<'_> {
+impl<'a> CallParams<'a> {
+    /// The name and arguments, from the request's one parse.
+    pub(crate) fn from_head(head: &Head<'a>) -> Result<Self, McpError> {
+        Ok(CallParams {
+            name: Head::required(head.name, "name")?,
+            arguments: head.arguments,
+        })
+    }
+
     /// The tool's name.
     pub(crate) fn name(&self) -> &str {
         &self.name
@@ -106,7 +113,7 @@ pub(crate) async fn call(
     headers: &crate::headers::HeaderFacts,
     ctx: Context,
 ) -> Result<Outcome<CallToolResult>, McpError> {
-    let Some(&index) = router.tool_index.get(params.name.as_str()) else {
+    let Some(&index) = router.tool_index.get(params.name()) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {}", params.name)));
     };
     let entry = &router.tools[index];

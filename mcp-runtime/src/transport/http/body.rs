@@ -4,6 +4,7 @@
 
 use crate::context::Cancellation;
 use crate::dispatch::Reply;
+use crate::outbound::StreamReceiver;
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::collections::VecDeque;
@@ -12,7 +13,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 /// The future of one request's reply.
 pub(crate) type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;
@@ -44,7 +44,7 @@ impl McpBody {
 
     pub(crate) fn sse(
         first: Vec<Vec<u8>>,
-        rx: mpsc::UnboundedReceiver<Vec<u8>>,
+        rx: StreamReceiver,
         reply: Option<ReplyFuture>,
         done_reply: Option<Reply>,
         cancel: Cancellation,
@@ -81,7 +81,7 @@ fn event(message: &[u8]) -> Bytes {
 
 struct SseStream {
     queue: VecDeque<Bytes>,
-    rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    rx: StreamReceiver,
     reply: Option<ReplyFuture>,
     finished: bool,
     cancel: Cancellation,
@@ -105,7 +105,7 @@ impl SseStream {
         if self.finished {
             return Poll::Ready(None);
         }
-        if let Poll::Ready(Some(m)) = self.rx.poll_recv(cx) {
+        if let Poll::Ready(m) = self.rx.poll_recv(cx) {
             return Poll::Ready(Some(event(&m)));
         }
         if let Some(fut) = self.reply.as_mut() {
@@ -113,7 +113,7 @@ impl SseStream {
                 self.reply = None;
                 self.finished = true;
                 // Notifications sent before the result go out before it.
-                while let Ok(m) = self.rx.try_recv() {
+                for m in self.rx.drain() {
                     self.queue.push_back(event(&m));
                 }
                 self.queue.push_back(event(&reply.body));

@@ -16,20 +16,28 @@ pub struct HostPolicy {
     pub loopback_only: bool,
 }
 
+use std::borrow::Cow;
+
 const LOOPBACK: &[&str] = &["localhost", "127.0.0.1", "[::1]", "::1"];
 
-/// The host part of a `host[:port]` authority, lowercased.
-fn host_of(authority: &str) -> String {
-    let a = authority.trim().to_ascii_lowercase();
-    if let Some(rest) = a.strip_prefix('[') {
-        return match rest.find(']') {
-            Some(end) => format!("[{}]", &rest[..end]),
+/// The host part of a `host[:port]` authority, lowercased (borrowed when
+/// it already is).
+fn host_of(authority: &str) -> Cow<'_, str> {
+    let a = authority.trim();
+    let host = match a.strip_prefix('[') {
+        Some(rest) => match rest.find(']') {
+            Some(end) => &a[..end + 2],
             None => a,
-        };
-    }
-    match a.rsplit_once(':') {
-        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h.to_owned(),
-        _ => a,
+        },
+        None => match a.rsplit_once(':') {
+            Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+            _ => a,
+        },
+    };
+    if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(host.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(host)
     }
 }
 
@@ -64,7 +72,7 @@ impl HostPolicy {
             let ok = if self.loopback_only || !self.allowed_hosts.is_empty() {
                 self.host_allowed(&o)
             } else {
-                host_name.as_deref().is_none_or(|h| h == o)
+                host_name.as_deref().is_none_or(|h| h == o.as_ref())
             };
             if !ok {
                 return Err(format!("Forbidden: invalid Origin header {origin:?}"));

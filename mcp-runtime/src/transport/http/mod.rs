@@ -25,6 +25,7 @@ use crate::server::Server;
 use bytes::Bytes;
 use http::{header, HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -33,7 +34,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
 
 /// Settings of the HTTP endpoint.
 #[derive(Debug, Clone)]
@@ -103,20 +103,20 @@ impl McpService {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        let host = header_str(&parts.headers, header::HOST.as_str())
-            .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()));
-        if let Err(why) = self
-            .config
-            .hosts
-            .check(host.as_deref(), header_str(&parts.headers, "origin").as_deref())
-        {
+        // Taken apart so that nothing holding the connection's read buffer
+        // outlives the checks (a listen stream may stay open for hours).
+        let http::request::Parts {
+            method, uri, headers, ..
+        } = parts;
+        let host = header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()));
+        let origin = header_text(&headers, &header::ORIGIN);
+        if let Err(why) = self.config.hosts.check(host.as_deref(), origin.as_deref()) {
             tracing::warn!("{why}");
             return error_response(StatusCode::FORBIDDEN, &crate::McpError::invalid_request(why));
         }
-        let session_id = header_str(&parts.headers, "mcp-session-id");
-        let session = match &session_id {
+        let session = match header_text(&headers, "mcp-session-id") {
             None => None,
-            Some(id) => match self.sessions.get(id) {
+            Some(id) => match self.sessions.get(&id) {
                 Some(s) => Some(s),
                 None => {
                     let e = crate::McpError::invalid_request("Session not found: initialize a new session");
@@ -124,7 +124,7 @@ impl McpService {
                 }
             },
         };
-        match (&parts.method, &session) {
+        match (&method, &session) {
             (&Method::POST, _) => {}
             (&Method::GET, Some(s)) => return self.session_stream(s.clone()),
             (&Method::DELETE, Some(s)) => {
@@ -140,8 +140,13 @@ impl McpService {
                 return r;
             }
         }
-        if let Some(ct) = header_str(&parts.headers, "content-type") {
-            if !ct.to_ascii_lowercase().starts_with("application/json") {
+        if let Some(ct) = headers.get(header::CONTENT_TYPE) {
+            let json = b"application/json";
+            if !ct
+                .as_bytes()
+                .get(..json.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(json))
+            {
                 let e = crate::McpError::invalid_request("Content-Type must be application/json");
                 return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
             }
@@ -173,11 +178,20 @@ impl McpService {
             }
             Ok(Message::Request(r)) => r,
         };
+        // The request owns what it needs; the body's buffer goes back now.
+        drop(bytes);
         if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
             return self.initialize(&request);
         }
-        let facts = header_facts(&parts.headers, self.config.principal_header.as_deref());
-        self.respond(request, facts, session).await
+        let principal = self
+            .config
+            .principal_header
+            .as_deref()
+            .and_then(|h| header_text(&headers, h))
+            .map(Cow::into_owned);
+        drop((method, uri));
+        self.respond(request, HeaderFacts::http(headers), principal, session)
+            .await
     }
 
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
@@ -202,7 +216,7 @@ impl McpService {
     /// The GET stream of a legacy session: list changes and subscribed
     /// resource updates, until the client goes away.
     fn session_stream(&self, session: Arc<crate::legacy::Session>) -> Response<McpBody> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = crate::outbound::stream();
         let server = self.server.clone();
         let forward: body::ReplyFuture = Box::pin(async move {
             crate::legacy::events::forward(server, session, tx).await;
@@ -222,15 +236,11 @@ impl McpService {
         &self,
         request: jsonrpc::Request,
         headers: HeaderFacts,
+        principal: Option<String>,
         session: Option<Arc<crate::legacy::Session>>,
     ) -> Response<McpBody> {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
-        let principal = self
-            .config
-            .principal_header
-            .as_ref()
-            .and_then(|h| headers_principal(&headers, h));
         let scope = Scope {
             headers,
             outbound: Some(tx),
@@ -244,16 +254,13 @@ impl McpService {
         tokio::select! {
             biased;
             first = rx.recv() => {
-                let first = first.into_iter().collect();
+                let first = vec![first];
                 guard.disarm();
                 sse(McpBody::sse(first, rx, Some(reply), None, cancel, self.config.keep_alive))
             }
             done = &mut reply => {
                 guard.disarm();
-                let mut queued = Vec::new();
-                while let Ok(m) = rx.try_recv() {
-                    queued.push(m);
-                }
+                let queued = rx.drain();
                 if queued.is_empty() {
                     json_reply(done)
                 } else {
@@ -282,40 +289,9 @@ impl Drop for CancelOnDrop {
     }
 }
 
-fn header_str(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-}
-
-fn headers_principal(facts: &HeaderFacts, name: &str) -> Option<String> {
-    let name = name.to_ascii_lowercase();
-    facts.extra.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
-}
-
-fn header_facts(headers: &HeaderMap, principal_header: Option<&str>) -> HeaderFacts {
-    let extra = principal_header
-        .and_then(|h| header_str(headers, &h.to_ascii_lowercase()).map(|v| (h.to_ascii_lowercase(), v)))
-        .into_iter()
-        .collect();
-    let params = headers
-        .iter()
-        .filter_map(|(name, value)| {
-            let suffix = name.as_str().strip_prefix("mcp-param-")?;
-            Some((
-                suffix.to_owned(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            ))
-        })
-        .collect();
-    HeaderFacts {
-        http: true,
-        protocol_version: header_str(headers, "mcp-protocol-version"),
-        method: header_str(headers, "mcp-method"),
-        name: header_str(headers, "mcp-name"),
-        params,
-        extra,
-    }
+/// A header's value as text (invalid UTF-8 replaced), borrowed from the map.
+fn header_text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<Cow<'_, str>> {
+    headers.get(name).map(|v| String::from_utf8_lossy(v.as_bytes()))
 }
 
 fn status(code: StatusCode) -> Response<McpBody> {

@@ -37,7 +37,7 @@ where
 {
     let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let writer_task = tokio::spawn(write_loop(rx, writer));
-    let mut connection = Connection::new(server, tx);
+    let mut connection = Connection::new(server, tx.into());
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
     loop {

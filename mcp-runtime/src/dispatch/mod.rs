@@ -10,13 +10,17 @@ use crate::error::McpError;
 use crate::headers::HeaderFacts;
 use crate::jsonrpc::{self, Request};
 use crate::meta::{self, RequestMeta};
-use crate::mrtr::seal::Binding;
 use crate::mrtr::{InputRequired, MrtrScope, Outcome};
 use crate::server::Server;
 use crate::{completion, discover, prompts, resources, subscriptions, tools};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::sync::Arc;
+
+mod head;
+mod rounds;
+
+pub(crate) use head::Head;
 
 /// The encoded response to one request, and the HTTP status that goes with it.
 #[derive(Debug, Clone)]
@@ -101,26 +105,6 @@ pub struct Scope {
     pub session: Option<Arc<crate::legacy::Session>>,
 }
 
-/// The MRTR fields every round of a multi round-trip request may carry.
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct RoundParams<'a> {
-    #[serde(borrow, default)]
-    input_responses: Option<&'a RawValue>,
-    #[serde(default)]
-    request_state: Option<String>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
-#[derive(serde::Deserialize, Default)]
-struct RoutingHead {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    uri: Option<String>,
-}
-
 impl Server {
     /// Handles one request end to end and returns its encoded response.
     pub async fn handle_request(&self, request: &Request, scope: Scope) -> Reply {
@@ -133,39 +117,32 @@ impl Server {
         }
     }
 
-    async fn route(&self, request: &Request, scope: Scope) -> Result<Vec<u8>, McpError> {
-        let params = request.params.as_deref();
+    async fn route(&self, request: &Request, mut scope: Scope) -> Result<Vec<u8>, McpError> {
+        let head = Head::parse(request.params.as_deref())?;
+        let headers = std::mem::take(&mut scope.headers);
         if let Some(session) = scope.session.clone() {
-            if !meta::has_protocol_version(params) {
-                return crate::legacy::dispatch::route(self, request, &session, scope).await;
+            if !meta::meta_has_version(head.meta) {
+                return Box::pin(crate::legacy::dispatch::route(self, request, &head, &session, scope)).await;
             }
         }
         let method_name = request.method.as_str();
-        let meta = meta::validate(params, &scope.headers, || {
-            let needs_name = matches!(method_name, "tools/call" | "prompts/get" | "resources/read");
-            let head: RoutingHead = if needs_name {
-                parse_params(params).unwrap_or_default()
-            } else {
-                RoutingHead::default()
-            };
-            let name = match method_name {
-                "resources/read" => head.uri.as_deref().or(Some("")),
-                "tools/call" | "prompts/get" => head.name.as_deref().or(Some("")),
-                _ => None,
-            };
-            scope.headers.check_routing(method_name, name)
+        let meta = meta::validate(head.meta, &headers, || {
+            headers.check_routing(method_name, head.routing_name(method_name).as_deref())
         })?;
         let method = Method::parse(method_name).ok_or_else(|| McpError::method_not_found(method_name))?;
-        self.serve(method, request, meta, scope).await
+        self.serve(method, request, &head, headers, meta, scope).await
     }
 
     /// Serves a routed method with validated (or, for a legacy session,
     /// synthesized) metadata. Results carry every 2026 field; the legacy
-    /// path strips them afterwards.
+    /// path strips them afterwards. Each arm that awaits a handler is boxed,
+    /// so that the request's future stays small while it is parked.
     pub(crate) async fn serve(
         &self,
         method: Method,
         request: &Request,
+        head: &Head<'_>,
+        headers: HeaderFacts,
         meta: RequestMeta,
         scope: Scope,
     ) -> Result<Vec<u8>, McpError> {
@@ -192,128 +169,53 @@ impl Server {
             Method::PromptsList => prompts::serve::list(self, &router, params),
             Method::Complete => Ok(self.finish(&completion::complete(&router, parse_params(params)?)?)),
             Method::ToolsCall => {
-                let call: tools::serve::CallParams<'_> = parse_params(params)?;
-                let headers = scope.headers.clone();
+                let call = tools::serve::CallParams::from_head(head)?;
                 let (router, call, headers) = (&router, &call, &headers);
-                let outcome = self
-                    .rounds(request, meta, scope, call.name(), |ctx| {
-                        tools::serve::call(router, call, headers, ctx)
-                    })
-                    .await?;
-                Ok(match outcome {
+                let rounds = self.rounds(request, head, meta, scope, call.name(), |ctx| {
+                    tools::serve::call(router, call, headers, ctx)
+                });
+                Ok(match Box::pin(rounds).await? {
                     Outcome::Complete(result) => self.finish_with_meta(result),
                     Outcome::InputRequired(ir) => self.finish_input_required(&ir),
                 })
             }
             Method::ResourcesRead => {
-                let read: resources::serve::ReadParams = parse_params(params)?;
+                let read = resources::serve::ReadParams::from_head(head)?;
                 let (router, read) = (&router, &read);
-                let outcome = self
-                    .rounds(request, meta, scope, &read.uri, |ctx| {
-                        resources::serve::read(router, read, ctx)
-                    })
-                    .await?;
-                Ok(match outcome {
+                let rounds = self.rounds(request, head, meta, scope, &read.uri, |ctx| {
+                    resources::serve::read(router, read, ctx)
+                });
+                Ok(match Box::pin(rounds).await? {
                     Outcome::Complete(result) => self.finish(&result),
                     Outcome::InputRequired(ir) => self.finish_input_required(&ir),
                 })
             }
             Method::PromptsGet => {
-                let get: prompts::serve::GetParams = parse_params(params)?;
+                let get = prompts::serve::GetParams::from_head(head)?;
                 let (router, get) = (&router, &get);
-                let outcome = self
-                    .rounds(request, meta, scope, &get.name, |ctx| {
-                        prompts::serve::get(router, get, ctx)
-                    })
-                    .await?;
-                Ok(match outcome {
+                let rounds = self.rounds(request, head, meta, scope, &get.name, |ctx| {
+                    prompts::serve::get(router, get, ctx)
+                });
+                Ok(match Box::pin(rounds).await? {
                     Outcome::Complete(result) => self.finish(&result),
                     Outcome::InputRequired(ir) => self.finish_input_required(&ir),
                 })
             }
             Method::SubscriptionsListen => {
                 let listen = parse_params(params)?;
-                drop(router);
+                // A stream may stay open for hours: keep nothing it does not need.
+                drop((router, headers));
                 let ctx = self.context(request, meta, scope);
-                subscriptions::listen(self, listen, ctx).await
+                Box::pin(subscriptions::listen(self, listen, ctx)).await
             }
         }
     }
 
-    /// Runs a handler that may ask for input. Modern: one round; an
-    /// `input_required` outcome leaves with a sealed `requestState`. Legacy
-    /// session: the asks become real requests to the client, and the
-    /// handler runs again with the answers, until it completes.
-    async fn rounds<T, F, Fut>(
-        &self,
-        request: &Request,
-        meta: RequestMeta,
-        scope: Scope,
-        name: &str,
-        run: F,
-    ) -> Result<Outcome<T>, McpError>
-    where
-        F: Fn(Context) -> Fut,
-        Fut: std::future::Future<Output = Result<Outcome<T>, McpError>>,
-    {
-        let p: RoundParams<'_> = parse_params(request.params.as_deref())?;
-        let principal = scope.principal.clone();
-        let round = Round {
-            method: &request.method,
-            name,
-            raw_arguments: p.arguments,
-            arguments: std::cell::OnceCell::new(),
-            principal: principal.as_deref(),
-            scope: Arc::new(MrtrScope::default()),
-        };
-        let opened = crate::mrtr::open_round(
-            &self.inner.sealer,
-            || round.binding(),
-            p.input_responses,
-            p.request_state.as_deref(),
-        )?;
-        let Some(session) = scope.session.clone() else {
-            let round = Round {
-                scope: Arc::new(opened),
-                ..round
-            };
-            let ctx = self.context_with(request, meta, scope, Some(round.scope.clone()));
-            return match run(ctx).await? {
-                Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(round.close(self, ir)?)),
-                complete => Ok(complete),
-            };
-        };
-        let outbound = scope
-            .outbound
-            .clone()
-            .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
-        let mut current = Arc::new(opened);
-        loop {
-            let ctx = self.context_with(request, meta.clone(), scope.clone(), Some(current.clone()));
-            let ir = match run(ctx).await? {
-                Outcome::InputRequired(ir) => ir,
-                complete => return Ok(complete),
-            };
-            if ir.input_requests.is_empty() || current.round + 1 > crate::mrtr::MAX_ROUNDS {
-                return Err(McpError::internal("the handler asked for input it cannot get"));
-            }
-            let answers = session.ask(&ir.input_requests, &outbound).await?;
-            let mut merged = current.answers.clone();
-            merged.extend(answers);
-            let state = current.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            current = Arc::new(MrtrScope {
-                answers: merged,
-                state: std::sync::Mutex::new(state),
-                round: current.round + 1,
-            });
-        }
-    }
-
-    fn context(&self, request: &Request, meta: RequestMeta, scope: Scope) -> Context {
+    pub(crate) fn context(&self, request: &Request, meta: RequestMeta, scope: Scope) -> Context {
         self.context_with(request, meta, scope, None)
     }
 
-    fn context_with(
+    pub(crate) fn context_with(
         &self,
         request: &Request,
         meta: RequestMeta,
@@ -376,36 +278,6 @@ impl Server {
             input_requests: &ir.input_requests,
             request_state: ir.request_state.as_deref(),
         })
-    }
-}
-
-/// What binds one round's sealed state to its request. The arguments are
-/// parsed only if a state is opened or sealed.
-struct Round<'a> {
-    method: &'a str,
-    name: &'a str,
-    raw_arguments: Option<&'a RawValue>,
-    arguments: std::cell::OnceCell<Option<serde_json::Value>>,
-    principal: Option<&'a str>,
-    scope: Arc<MrtrScope>,
-}
-
-impl Round<'_> {
-    fn binding(&self) -> Binding<'_> {
-        let arguments = self
-            .arguments
-            .get_or_init(|| self.raw_arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()))
-            .as_ref();
-        Binding {
-            method: self.method,
-            name: self.name,
-            arguments,
-            principal: self.principal,
-        }
-    }
-
-    fn close(&self, server: &Server, ir: InputRequired) -> Result<InputRequired, McpError> {
-        crate::mrtr::close_round(&server.inner.sealer, &self.binding(), &self.scope, ir)
     }
 }
 

@@ -1,0 +1,132 @@
+//! Running a handler that may ask for input (MRTR), on either era.
+//!
+//! Modern: one round per request; an `input_required` outcome leaves with a
+//! sealed `requestState`, and the retry opens it. Legacy session: the asks
+//! become real requests to the client on the call's stream, and the handler
+//! runs again with the answers until it completes.
+
+use super::{Head, Scope};
+use crate::context::Context;
+use crate::error::McpError;
+use crate::jsonrpc::Request;
+use crate::meta::RequestMeta;
+use crate::mrtr::seal::Binding;
+use crate::mrtr::{MrtrScope, Outcome};
+use crate::server::Server;
+use serde_json::value::RawValue;
+use std::future::Future;
+use std::sync::Arc;
+
+impl Server {
+    /// Runs `run` for one request of `name` (a tool, prompt or resource).
+    pub(super) async fn rounds<T, F, Fut>(
+        &self,
+        request: &Request,
+        head: &Head<'_>,
+        meta: RequestMeta,
+        scope: Scope,
+        name: &str,
+        run: F,
+    ) -> Result<Outcome<T>, McpError>
+    where
+        F: Fn(Context) -> Fut,
+        Fut: Future<Output = Result<Outcome<T>, McpError>>,
+    {
+        let request_state = Head::string(head.request_state, "requestState")?;
+        let principal = scope.principal.clone();
+        let round = Round {
+            method: &request.method,
+            name,
+            raw_arguments: head.arguments,
+            arguments: std::cell::OnceCell::new(),
+            principal: principal.as_deref(),
+        };
+        let opened = crate::mrtr::open_round(
+            &self.inner.sealer,
+            || round.binding(),
+            head.input_responses,
+            request_state.as_deref(),
+        )?;
+        let opened = Arc::new(opened);
+        if scope.session.is_some() {
+            return Box::pin(self.legacy_rounds(request, meta, scope, opened, run)).await;
+        }
+        let ctx = self.context_with(request, meta, scope, Some(opened.clone()));
+        match run(ctx).await? {
+            Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(crate::mrtr::close_round(
+                &self.inner.sealer,
+                &round.binding(),
+                &opened,
+                ir,
+            )?)),
+            complete => Ok(complete),
+        }
+    }
+
+    /// The legacy loop: ask the client, merge its answers, run again.
+    async fn legacy_rounds<T, F, Fut>(
+        &self,
+        request: &Request,
+        meta: RequestMeta,
+        scope: Scope,
+        mut current: Arc<MrtrScope>,
+        run: F,
+    ) -> Result<Outcome<T>, McpError>
+    where
+        F: Fn(Context) -> Fut,
+        Fut: Future<Output = Result<Outcome<T>, McpError>>,
+    {
+        let session = scope
+            .session
+            .clone()
+            .ok_or_else(|| McpError::internal("no session to ask the client in"))?;
+        let outbound = scope
+            .outbound
+            .clone()
+            .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
+        loop {
+            let ctx = self.context_with(request, meta.clone(), scope.clone(), Some(current.clone()));
+            let ir = match run(ctx).await? {
+                Outcome::InputRequired(ir) => ir,
+                complete => return Ok(complete),
+            };
+            if ir.input_requests.is_empty() || current.round + 1 > crate::mrtr::MAX_ROUNDS {
+                return Err(McpError::internal("the handler asked for input it cannot get"));
+            }
+            let answers = session.ask(&ir.input_requests, &outbound).await?;
+            let mut merged = current.answers.clone();
+            merged.extend(answers);
+            let state = current.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            current = Arc::new(MrtrScope {
+                answers: merged,
+                state: std::sync::Mutex::new(state),
+                round: current.round + 1,
+            });
+        }
+    }
+}
+
+/// What binds one round's sealed state to its request. The arguments are
+/// parsed only if a state is opened or sealed.
+struct Round<'a> {
+    method: &'a str,
+    name: &'a str,
+    raw_arguments: Option<&'a RawValue>,
+    arguments: std::cell::OnceCell<Option<serde_json::Value>>,
+    principal: Option<&'a str>,
+}
+
+impl Round<'_> {
+    fn binding(&self) -> Binding<'_> {
+        let arguments = self
+            .arguments
+            .get_or_init(|| self.raw_arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()))
+            .as_ref();
+        Binding {
+            method: self.method,
+            name: self.name,
+            arguments,
+            principal: self.principal,
+        }
+    }
+}

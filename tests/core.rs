@@ -323,3 +323,42 @@ async fn unknown_tools_and_malformed_call_params_are_protocol_errors() {
     );
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn params_read_in_one_pass_keep_precise_errors_and_escapes() {
+    let mut c = client();
+    let message = |v: &Value| v["error"]["message"].as_str().unwrap_or_default().to_owned();
+    // _meta that is not an object, in any JSON shape.
+    for (id, meta) in [(1, json!([1, {"x": 2}])), (2, json!(true)), (3, json!("nope"))] {
+        let line = json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":{"_meta": meta}}).to_string();
+        c.send_raw(&line).await;
+        let v = c.recv().await;
+        assert_eq!(error_code(&v), -32602, "{v}");
+        assert!(message(&v).contains("_meta must be an object"), "{v}");
+    }
+    // Fields of the wrong type are named.
+    let v = c.call(4, "tools/call", json!({"name": 5})).await;
+    assert_eq!(error_code(&v), -32602);
+    assert!(message(&v).contains("name must be a string"), "{v}");
+    let v = c
+        .call(
+            5,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "x"}, "requestState": 7}),
+        )
+        .await;
+    assert_eq!(error_code(&v), -32602);
+    assert!(message(&v).contains("requestState must be a string"), "{v}");
+    // Escaped strings and escaped keys read as what they spell; unknown _meta keys are ignored.
+    let line = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"ec\u0068o","arguments":{"text":"a\"b"},"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"vendor.example/trace":[1,{"x":[]}]}}}"#;
+    c.send_raw(line).await;
+    let v = c.recv().await;
+    assert_eq!(v["result"]["content"][0]["text"], json!("a\"b"), "{v}");
+    // An integer id beyond i64 cannot be echoed.
+    c.send_raw(r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"tools/list"}"#)
+        .await;
+    let v = c.recv().await;
+    assert_eq!(error_code(&v), -32600, "{v}");
+    assert!(v.get("id").is_none(), "{v}");
+    c.close().await.unwrap();
+}

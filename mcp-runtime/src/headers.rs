@@ -38,10 +38,16 @@ impl HeaderFacts {
 
     /// A header's value as text (invalid UTF-8 replaced), if it was sent.
     pub fn get(&self, name: impl http::header::AsHeaderName) -> Option<Cow<'_, str>> {
-        self.map
-            .as_ref()?
-            .get(name)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()))
+        self.map.as_ref()?.get(name).map(text)
+    }
+}
+
+/// A header value as text: borrowed when it is visible ASCII (the usual
+/// case, checked fast), else with invalid UTF-8 replaced.
+pub fn text(value: &http::HeaderValue) -> Cow<'_, str> {
+    match value.to_str() {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(value.as_bytes()),
     }
 }
 

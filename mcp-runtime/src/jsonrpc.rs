@@ -145,7 +145,13 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
             Err(e) => reject(None, McpError::parse_error(e)),
         };
     }
-    let env: Envelope<'_> = match serde_json::from_slice(bytes) {
+    // One UTF-8 check up front; the parser then reads from a `str` and does
+    // not check each string and raw value again.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => return reject(None, McpError::parse_error(e)),
+    };
+    let env: Envelope<'_> = match serde_json::from_str(text) {
         Ok(env) => env,
         Err(e) if e.is_data() => {
             return reject(None, McpError::invalid_request(format!("Invalid request: {e}")));
@@ -291,4 +297,50 @@ pub fn encode_request<P: Serialize>(id: &RequestId, method: &str, params: &P) ->
         params,
     };
     serde_json::to_vec(&out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    fn rejected(bytes: &[u8]) -> Rejected {
+        match parse(bytes) {
+            Err(r) => r,
+            Ok(m) => panic!("accepted: {m:?}"),
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        let r = rejected(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xff\"}");
+        assert_eq!(r.error.code(), ErrorCode::PARSE_ERROR);
+        assert!(r.id.is_none());
+    }
+
+    #[test]
+    fn nesting_is_limited_but_many_siblings_are_not() {
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{{\"a\":{}1{}}}}}",
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
+        let r = rejected(deep.as_bytes());
+        assert_eq!(r.error.code(), ErrorCode::INVALID_REQUEST);
+        assert_eq!(r.id, Some(RequestId::Number(1)));
+        let wide = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{{\"a\":[{}]}}}}",
+            vec!["{}"; 200].join(",")
+        );
+        assert!(matches!(parse(wide.as_bytes()), Ok(Message::Request(_))));
+    }
+
+    #[test]
+    fn method_strings_with_escapes_are_decoded() {
+        let Ok(Message::Request(r)) = parse(br#"{"jsonrpc":"2.0","id":"x","method":"tools\/list"}"#) else {
+            panic!("not a request");
+        };
+        assert_eq!(r.method, "tools/list");
+        assert_eq!(r.id, RequestId::String("x".into()));
+    }
 }

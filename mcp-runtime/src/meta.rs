@@ -12,6 +12,7 @@ use crate::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, ProgressToken, META_CLIENT_CAPABILITIES, META_CLIENT_INFO,
     META_LOG_LEVEL, META_PROTOCOL_VERSION,
 };
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -36,21 +37,111 @@ pub struct RequestMeta {
 #[derive(Deserialize)]
 struct ParamsHead<'a> {
     #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
+    meta: Option<MetaSlot<'a>>,
+}
+
+/// A request's `_meta`, read in the same pass as the params around it:
+/// the fields this module validates, unparsed. `Default` is "not an object".
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MetaSlot<'a> {
+    head: Option<MetaHead<'a>>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct MetaHead<'a> {
+    protocol_version: Option<&'a RawValue>,
+    client_capabilities: Option<&'a RawValue>,
+    client_info: Option<&'a RawValue>,
+    log_level: Option<&'a RawValue>,
+    progress_token: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
-struct MetaHead<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    protocol_version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
-    client_capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default)]
-    client_info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
-    log_level: Option<&'a RawValue>,
-    #[serde(rename = "progressToken", borrow, default)]
-    progress_token: Option<&'a RawValue>,
+#[serde(field_identifier)]
+enum MetaKey {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    ProtocolVersion,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    ClientCapabilities,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo")]
+    ClientInfo,
+    #[serde(rename = "io.modelcontextprotocol/logLevel")]
+    LogLevel,
+    #[serde(rename = "progressToken")]
+    ProgressToken,
+    #[serde(other)]
+    Other,
+}
+
+impl<'a> MetaSlot<'a> {
+    /// The raw `progressToken`, if `_meta` is an object that has one.
+    pub fn progress_token(&self) -> Option<&'a RawValue> {
+        self.head.and_then(|h| h.progress_token)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaSlot<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SlotVisitor(std::marker::PhantomData))
+    }
+}
+
+struct SlotVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for SlotVisitor<'a> {
+    type Value = MetaSlot<'a>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaSlot<'a>, A::Error> {
+        let mut h = MetaHead::default();
+        while let Some(key) = map.next_key::<MetaKey>()? {
+            let field = match key {
+                MetaKey::ProtocolVersion => &mut h.protocol_version,
+                MetaKey::ClientCapabilities => &mut h.client_capabilities,
+                MetaKey::ClientInfo => &mut h.client_info,
+                MetaKey::LogLevel => &mut h.log_level,
+                MetaKey::ProgressToken => &mut h.progress_token,
+                MetaKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *field = Some(map.next_value::<&'a RawValue>()?);
+        }
+        Ok(MetaSlot { head: Some(h) })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MetaSlot<'a>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(MetaSlot::default())
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<MetaSlot<'a>, E> {
+        Ok(MetaSlot::default())
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<MetaSlot<'a>, E> {
+        Ok(MetaSlot::default())
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<MetaSlot<'a>, E> {
+        Ok(MetaSlot::default())
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<MetaSlot<'a>, E> {
+        Ok(MetaSlot::default())
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<MetaSlot<'a>, E> {
+        Ok(MetaSlot::default())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<MetaSlot<'a>, E> {
+        Ok(MetaSlot::default())
+    }
 }
 
 fn field_error(key: &str, what: &str) -> McpError {
@@ -62,7 +153,7 @@ fn field_error(key: &str, what: &str) -> McpError {
 /// the body; it runs after the missing-field checks and before the version
 /// check, as the spec orders them.
 pub fn validate(
-    meta: Option<&RawValue>,
+    meta: Option<MetaSlot<'_>>,
     headers: &HeaderFacts,
     check_routing: impl FnOnce() -> Result<(), McpError>,
 ) -> Result<RequestMeta, McpError> {
@@ -71,8 +162,9 @@ pub fn validate(
             "Invalid params: missing _meta (protocol version and client capabilities are required on every request)",
         )
     })?;
-    let meta: MetaHead<'_> = serde_json::from_str(meta.get())
-        .map_err(|_| McpError::invalid_params("Invalid params: _meta must be an object"))?;
+    let meta = meta
+        .head
+        .ok_or_else(|| McpError::invalid_params("Invalid params: _meta must be an object"))?;
 
     let version = match meta.protocol_version {
         None => return Err(field_error(META_PROTOCOL_VERSION, "is required")),
@@ -134,7 +226,6 @@ pub fn has_protocol_version(params: Option<&RawValue>) -> bool {
 }
 
 /// Whether a `_meta` object (as [`validate`] takes it) carries a protocol version.
-pub fn meta_has_version(meta: Option<&RawValue>) -> bool {
-    let Some(meta) = meta else { return false };
-    serde_json::from_str::<MetaHead<'_>>(meta.get()).is_ok_and(|m| m.protocol_version.is_some())
+pub fn meta_has_version(meta: Option<MetaSlot<'_>>) -> bool {
+    meta.and_then(|m| m.head).is_some_and(|h| h.protocol_version.is_some())
 }

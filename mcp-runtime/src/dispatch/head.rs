@@ -4,6 +4,7 @@
 
 use crate::error::McpError;
 use crate::jsonrpc::raw_str;
+use crate::meta::MetaSlot;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -14,7 +15,7 @@ use std::borrow::Cow;
 pub(crate) struct Head<'a> {
     /// `_meta` (validated by [`crate::meta::validate`]).
     #[serde(rename = "_meta", borrow, default)]
-    pub meta: Option<&'a RawValue>,
+    pub meta: Option<MetaSlot<'a>>,
     /// `name` of `tools/call` and `prompts/get`.
     #[serde(borrow, default)]
     pub name: Option<&'a RawValue>,

@@ -236,7 +236,11 @@ impl Server {
 
     /// Serializes a result whose `_meta` is absent and appends `_meta.serverInfo`.
     pub(crate) fn finish<T: Serialize>(&self, result: &T) -> Vec<u8> {
-        let mut out = serde_json::to_vec(result).unwrap_or_else(|_| b"{}".to_vec());
+        let mut out = Vec::with_capacity(256 + self.inner.meta_fragment.len());
+        if serde_json::to_writer(&mut out, result).is_err() {
+            out.clear();
+            out.extend_from_slice(b"{}");
+        }
         self.append_meta(&mut out);
         out
     }

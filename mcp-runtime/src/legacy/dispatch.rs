@@ -31,12 +31,6 @@ struct InitializeResult<'a> {
 }
 
 #[derive(Deserialize)]
-struct ProgressMeta {
-    #[serde(rename = "progressToken", default)]
-    progress_token: Option<ProgressToken>,
-}
-
-#[derive(Deserialize)]
 struct SetLevel {
     level: LoggingLevel,
 }
@@ -115,13 +109,16 @@ pub(crate) async fn route(
         }
         Some(m) => m,
     };
-    let progress: Option<ProgressMeta> = head.meta.and_then(|m| serde_json::from_str(m.get()).ok());
+    let progress_token: Option<ProgressToken> = head
+        .meta
+        .and_then(|m| m.progress_token())
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
     let meta = RequestMeta {
         protocol_version: session.version.to_owned(),
         client_capabilities: session.capabilities.clone(),
         client_info: session.client_info.clone(),
         log_level: session.log_level(),
-        progress_token: progress.and_then(|m| m.progress_token),
+        progress_token,
     };
     let result = server
         .serve(method, request, head, Default::default(), meta, scope)

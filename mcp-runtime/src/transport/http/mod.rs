@@ -114,7 +114,7 @@ impl McpService {
             tracing::warn!("{why}");
             return error_response(StatusCode::FORBIDDEN, &crate::McpError::invalid_request(why));
         }
-        let session = match header_text(&headers, "mcp-session-id") {
+        let session = match header_text(&headers, &SESSION_ID) {
             None => None,
             Some(id) => match self.sessions.get(&id) {
                 Some(s) => Some(s),
@@ -289,9 +289,11 @@ impl Drop for CancelOnDrop {
     }
 }
 
+static SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
+
 /// A header's value as text (invalid UTF-8 replaced), borrowed from the map.
 fn header_text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<Cow<'_, str>> {
-    headers.get(name).map(|v| String::from_utf8_lossy(v.as_bytes()))
+    headers.get(name).map(crate::headers::text)
 }
 
 fn status(code: StatusCode) -> Response<McpBody> {

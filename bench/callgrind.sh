@@ -22,7 +22,7 @@ cargo build -q --release -p mcp-bench "${bins[@]}" --bin driver
 out=target/bench-results; mkdir -p "$out"
 lua=$out/callgrind.lua
 target/bench-prof/release/driver wrk-script > "$lua"
-port=39400
+port=29400
 for p in "${peers[@]}"; do
   port=$((port + 1))
   file=$out/callgrind.$p.out

@@ -31,7 +31,9 @@ BUILD_ROUNDS=${BENCH_BUILD_ROUNDS:-5}
 CRITERION_ARGS=${BENCH_CRITERION:---warm-up-time 1 --measurement-time 3}
 SERVER_CORE=1
 LOAD_CORE=0
-declare -A PORT=([ours]=39101 [rmcp]=39102 [ceiling]=39103)
+# Below Linux's ephemeral range (32768-60999 by default): the thousands of
+# client sockets the footprint steps open must not take a server's port.
+declare -A PORT=([ours]=29101 [rmcp]=29102 [ceiling]=29103)
 declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling)
 
 rm -rf "$RAW"

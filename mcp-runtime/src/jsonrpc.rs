@@ -8,14 +8,16 @@ use crate::error::{McpError, WireError};
 use crate::protocol::RequestId;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// A request: a method call that expects a response.
 #[derive(Debug)]
 pub struct Request {
     /// The id to answer with.
     pub id: RequestId,
-    /// The method name.
-    pub method: String,
+    /// The method name (borrowed from a static table for the methods this
+    /// crate knows, so the common case does not allocate).
+    pub method: Cow<'static, str>,
     /// The params object, unparsed.
     pub params: Option<Box<RawValue>>,
 }
@@ -24,7 +26,7 @@ pub struct Request {
 #[derive(Debug)]
 pub struct Notification {
     /// The method name.
-    pub method: String,
+    pub method: Cow<'static, str>,
     /// The params object, unparsed.
     pub params: Option<Box<RawValue>>,
 }
@@ -131,6 +133,32 @@ pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
     }
 }
 
+/// The method names served or sent on every request, as statics.
+const KNOWN_METHODS: &[&str] = &[
+    "tools/call",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/get",
+    "prompts/list",
+    "completion/complete",
+    "server/discover",
+    "subscriptions/listen",
+    "initialize",
+    "ping",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+];
+
+fn intern(method: Cow<'_, str>) -> Cow<'static, str> {
+    match KNOWN_METHODS.iter().find(|m| **m == method) {
+        Some(m) => Cow::Borrowed(m),
+        None => Cow::Owned(method.into_owned()),
+    }
+}
+
 /// Classifies one incoming message (a stdio line or an HTTP body).
 pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
     let reject = |id, error| Err(Rejected { id, error });
@@ -193,7 +221,7 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
     match (env.method, id) {
         (Some(m), id) => {
             let method = match raw_str(m) {
-                Some(m) => m.into_owned(),
+                Some(m) => intern(m),
                 None => {
                     return reject(
                         id,
@@ -244,7 +272,17 @@ pub fn encode_error(id: Option<&RequestId>, error: &McpError) -> Vec<u8> {
 
 /// Encodes a result response around an already-serialized result object.
 pub fn encode_result_raw(id: &RequestId, result: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 40);
+    // Exact for integer ids and plain string ids, so that the HTTP body
+    // takes the buffer over without another allocation.
+    let id_len = match id {
+        RequestId::Number(n) => {
+            n.checked_abs()
+                .map_or(20, |a| a.checked_ilog10().unwrap_or(0) as usize + 1)
+                + usize::from(*n < 0)
+        }
+        RequestId::String(s) => s.len() + 2,
+    };
+    let mut out = Vec::with_capacity(33 + id_len + result.len());
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     write_id(&mut out, id);
     out.extend_from_slice(br#","result":"#);
@@ -255,7 +293,11 @@ pub fn encode_result_raw(id: &RequestId, result: &[u8]) -> Vec<u8> {
 
 fn write_id(out: &mut Vec<u8>, id: &RequestId) {
     match id {
-        RequestId::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        RequestId::Number(n) => {
+            use std::io::Write;
+            // Writing into a Vec cannot fail.
+            let _ = write!(out, "{n}");
+        }
         RequestId::String(s) => {
             // Serializing a String into a Vec cannot fail.
             let _ = serde_json::to_writer(&mut *out, s);
@@ -342,5 +384,31 @@ mod tests {
         };
         assert_eq!(r.method, "tools/list");
         assert_eq!(r.id, RequestId::String("x".into()));
+    }
+}
+
+#[cfg(test)]
+mod encode_tests {
+    use super::*;
+
+    #[test]
+    fn result_envelopes_are_sized_exactly_for_integer_and_plain_string_ids() {
+        for id in [
+            RequestId::Number(0),
+            RequestId::Number(7),
+            RequestId::Number(-12),
+            RequestId::Number(1_000_000),
+            RequestId::Number(i64::MAX),
+            RequestId::String("abc".into()),
+        ] {
+            let out = encode_result_raw(&id, br#"{"a":1}"#);
+            assert_eq!(out.len(), out.capacity(), "for {id:?}");
+            let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v["result"]["a"], 1);
+            assert_eq!(serde_json::to_value(&id).unwrap(), v["id"]);
+        }
+        let escaped = encode_result_raw(&RequestId::String("a\"b".into()), b"{}");
+        let v: serde_json::Value = serde_json::from_slice(&escaped).unwrap();
+        assert_eq!(v["id"], "a\"b");
     }
 }

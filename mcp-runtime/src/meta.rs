@@ -15,6 +15,8 @@ use crate::protocol::{
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
 /// The protocol revisions served statelessly, newest first.
 pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28"];
@@ -23,9 +25,10 @@ pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28"];
 #[derive(Debug, Clone, Default)]
 pub struct RequestMeta {
     /// The protocol revision the request speaks.
-    pub protocol_version: String,
-    /// The capabilities the client declared for this request.
-    pub client_capabilities: ClientCapabilities,
+    pub protocol_version: Cow<'static, str>,
+    /// The capabilities the client declared for this request (shared: the
+    /// common empty declaration is one value for every request).
+    pub client_capabilities: Arc<ClientCapabilities>,
     /// The client's self-description, if given.
     pub client_info: Option<Implementation>,
     /// The log level the client opted in to, if any.
@@ -144,6 +147,12 @@ impl<'de: 'a, 'a> Visitor<'de> for SlotVisitor<'a> {
     }
 }
 
+/// The empty capability declaration `{}`, shared.
+pub(crate) fn no_capabilities() -> Arc<ClientCapabilities> {
+    static EMPTY: OnceLock<Arc<ClientCapabilities>> = OnceLock::new();
+    EMPTY.get_or_init(Default::default).clone()
+}
+
 fn field_error(key: &str, what: &str) -> McpError {
     McpError::invalid_params(format!("Invalid params: _meta[\"{key}\"] {what}"))
 }
@@ -172,11 +181,13 @@ pub fn validate(
             crate::jsonrpc::raw_str(raw).ok_or_else(|| field_error(META_PROTOCOL_VERSION, "must be a string"))?
         }
     };
-    let client_capabilities: ClientCapabilities = match meta.client_capabilities {
+    let client_capabilities = match meta.client_capabilities {
         None => return Err(field_error(META_CLIENT_CAPABILITIES, "is required")),
-        Some(raw) if raw.get() == "{}" => ClientCapabilities::default(),
-        Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get())
-            .map_err(|e| field_error(META_CLIENT_CAPABILITIES, &format!("is malformed: {e}")))?,
+        Some(raw) if raw.get() == "{}" => no_capabilities(),
+        Some(raw) if raw.get().starts_with('{') => Arc::new(
+            serde_json::from_str(raw.get())
+                .map_err(|e| field_error(META_CLIENT_CAPABILITIES, &format!("is malformed: {e}")))?,
+        ),
         Some(_) => return Err(field_error(META_CLIENT_CAPABILITIES, "must be an object")),
     };
     if headers.is_http() {
@@ -197,7 +208,10 @@ pub fn validate(
     let log_level = parse_opt(meta.log_level, META_LOG_LEVEL)?;
     let progress_token = parse_opt(meta.progress_token, "progressToken")?;
     Ok(RequestMeta {
-        protocol_version: version.into_owned(),
+        protocol_version: SUPPORTED_VERSIONS
+            .iter()
+            .find(|v| **v == version)
+            .map_or_else(|| Cow::Owned(version.into_owned()), |v| Cow::Borrowed(*v)),
         client_capabilities,
         client_info,
         log_level,

@@ -125,7 +125,7 @@ impl Server {
                 return Box::pin(crate::legacy::dispatch::route(self, request, &head, &session, scope)).await;
             }
         }
-        let method_name = request.method.as_str();
+        let method_name: &str = &request.method;
         let meta = meta::validate(head.meta, &headers, || {
             headers.check_routing(method_name, head.routing_name(method_name).as_deref())
         })?;
@@ -147,7 +147,7 @@ impl Server {
         scope: Scope,
     ) -> Result<Vec<u8>, McpError> {
         let params = request.params.as_deref();
-        let method_name = request.method.as_str();
+        let method_name: &str = &request.method;
         let router = self.router();
         let offered = match method {
             Method::Discover | Method::SubscriptionsListen => true,
@@ -258,13 +258,22 @@ impl Server {
     }
 
     fn finish_with_meta(&self, mut result: crate::protocol::CallToolResult) -> Vec<u8> {
-        match result.meta.as_mut() {
-            None => self.finish(&result),
+        let mut out = Vec::with_capacity(256 + self.inner.meta_fragment.len());
+        let appended = match result.meta.as_mut() {
+            None => false,
             Some(meta) => {
                 meta.server_info = Some(self.inner.config.info.clone());
-                serde_json::to_vec(&result).unwrap_or_default()
+                true
             }
+        };
+        if tools::write_call_result(&result, &mut out).is_err() {
+            out.clear();
+            out.extend_from_slice(b"{}");
         }
+        if !appended {
+            self.append_meta(&mut out);
+        }
+        out
     }
 
     fn finish_input_required(&self, ir: &InputRequired) -> Vec<u8> {

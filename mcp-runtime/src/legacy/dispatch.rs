@@ -79,7 +79,7 @@ pub(crate) async fn route(
 ) -> Result<Vec<u8>, McpError> {
     session.touch();
     let params = request.params.as_deref();
-    let method_name = request.method.as_str();
+    let method_name: &str = &request.method;
     match method_name {
         "ping" => return Ok(b"{}".to_vec()),
         "logging/setLevel" => {
@@ -114,7 +114,7 @@ pub(crate) async fn route(
         .and_then(|m| m.progress_token())
         .and_then(|raw| serde_json::from_str(raw.get()).ok());
     let meta = RequestMeta {
-        protocol_version: session.version.to_owned(),
+        protocol_version: session.version.into(),
         client_capabilities: session.capabilities.clone(),
         client_info: session.client_info.clone(),
         log_level: session.log_level(),

@@ -26,7 +26,7 @@ pub struct Session {
     /// The negotiated protocol revision.
     pub version: &'static str,
     /// What the client declared in `initialize`.
-    pub capabilities: ClientCapabilities,
+    pub capabilities: std::sync::Arc<ClientCapabilities>,
     /// Who the client said it is.
     pub client_info: Option<Implementation>,
     log_level: Mutex<Option<LoggingLevel>>,
@@ -50,7 +50,7 @@ impl Session {
         Session {
             id,
             version,
-            capabilities,
+            capabilities: std::sync::Arc::new(capabilities),
             client_info,
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),

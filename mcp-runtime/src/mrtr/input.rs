@@ -38,7 +38,7 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Input {
     scope: Arc<MrtrScope>,
-    caps: ClientCapabilities,
+    caps: std::sync::Arc<ClientCapabilities>,
 }
 
 impl std::fmt::Debug for Input {
@@ -57,7 +57,7 @@ impl FromContext for Input {
         })?;
         Ok(Input {
             scope,
-            caps: ctx.client_capabilities().clone(),
+            caps: ctx.scope.meta.client_capabilities.clone(),
         })
     }
 }

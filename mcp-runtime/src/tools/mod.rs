@@ -8,6 +8,7 @@ pub(crate) mod serve;
 pub(crate) mod validate;
 
 pub use args::{decode_arguments, probe, ArgSpec};
+pub(crate) use output::write_call_result;
 pub use output::{IntoToolResult, Json};
 pub use schema::{input_schema_for, output_schema_for};
 

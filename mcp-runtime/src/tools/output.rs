@@ -183,3 +183,104 @@ impl<T: IntoToolResult> IntoToolResult for Result<T, Halt> {
         T::output_schema(keep_defs)
     }
 }
+
+/// Writes a `CallToolResult` as compact JSON, exactly as its `Serialize`
+/// would: text blocks without annotations or metadata, the common case, are
+/// written directly; everything else goes through serde.
+pub(crate) fn write_call_result(result: &CallToolResult, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    use crate::protocol::ResultType;
+    out.extend_from_slice(match result.result_type {
+        ResultType::Complete => br#"{"resultType":"complete","content":["#.as_slice(),
+        ResultType::InputRequired => br#"{"resultType":"input_required","content":["#.as_slice(),
+        ResultType::Task => br#"{"resultType":"task","content":["#.as_slice(),
+    });
+    for (i, block) in result.content.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match block {
+            ContentBlock::Text(TextContent {
+                text,
+                annotations: None,
+                meta: None,
+            }) => {
+                out.extend_from_slice(br#"{"type":"text","text":"#);
+                serde_json::to_writer(&mut *out, text)?;
+                out.push(b'}');
+            }
+            other => serde_json::to_writer(&mut *out, other)?,
+        }
+    }
+    out.push(b']');
+    if let Some(structured) = &result.structured_content {
+        out.extend_from_slice(br#","structuredContent":"#);
+        serde_json::to_writer(&mut *out, structured)?;
+    }
+    if let Some(is_error) = result.is_error {
+        out.extend_from_slice(if is_error {
+            br#","isError":true"#.as_slice()
+        } else {
+            br#","isError":false"#
+        });
+    }
+    if let Some(meta) = &result.meta {
+        out.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut *out, meta)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Annotations, ResultMeta, ResultType, Role};
+
+    #[test]
+    fn the_direct_writer_matches_serde() {
+        let text = |t: &str| {
+            ContentBlock::Text(TextContent {
+                text: t.into(),
+                annotations: None,
+                meta: None,
+            })
+        };
+        let annotated = ContentBlock::Text(TextContent {
+            text: "x".into(),
+            annotations: Some(Annotations {
+                audience: Some(vec![Role::User]),
+                ..Default::default()
+            }),
+            meta: None,
+        });
+        let cases = [
+            CallToolResult {
+                content: vec![text("hello")],
+                ..Default::default()
+            },
+            CallToolResult::default(),
+            CallToolResult {
+                result_type: ResultType::InputRequired,
+                content: vec![text("a \"quoted\"\n\u{1}line"), annotated, text("")],
+                structured_content: Some(serde_json::json!({"k": [1, 2.5, null]})),
+                is_error: Some(true),
+                meta: Some(ResultMeta::default()),
+            },
+            CallToolResult {
+                result_type: ResultType::Task,
+                content: vec![ContentBlock::Image(ImageContent::default())],
+                is_error: Some(false),
+                ..Default::default()
+            },
+        ];
+        for result in cases {
+            let mut out = Vec::new();
+            write_call_result(&result, &mut out).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(&result).unwrap(),
+                "{result:?}"
+            );
+        }
+    }
+}

@@ -61,6 +61,12 @@ fn region_echo(
     format!("region: {region}")
 }
 
+/// Says which principal the transport vouched for.
+#[tool(read_only)]
+fn whoami(ctx: Context) -> String {
+    format!("principal: {:?}", ctx.principal())
+}
+
 /// Needs the client's sampling capability.
 #[tool(requires(sampling))]
 fn needs_sampling() -> &'static str {
@@ -1079,4 +1085,24 @@ async fn the_tower_service_is_served_at_any_mount_path() {
     .await
     .unwrap();
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn the_configured_principal_header_reaches_the_handler_whatever_its_case() {
+    let s = start_with(HttpConfig {
+        principal_header: Some("X-Authenticated-User".into()),
+        ..HttpConfig::default()
+    })
+    .await;
+    let mut headers = standard_headers("tools/call", Some("whoami"));
+    headers.push(("x-authenticated-user".to_owned(), "alice".to_owned()));
+    let a = post(s.addr, &headers, rpc(1, "tools/call", json!({"name": "whoami"}))).await;
+    let v = a.json(Some("tools/call"));
+    assert_eq!(
+        v["result"]["content"][0]["text"],
+        json!("principal: Some(\"alice\")"),
+        "{v}"
+    );
+    let (_, v) = call(s.addr, 2, "tools/call", Some("whoami"), json!({"name": "whoami"})).await;
+    assert_eq!(v["result"]["content"][0]["text"], json!("principal: None"), "{v}");
 }

@@ -174,10 +174,8 @@ impl Server {
                 let rounds = self.rounds(request, head, meta, scope, call.name(), |ctx| {
                     tools::serve::call(router, call, headers, ctx)
                 });
-                Ok(match Box::pin(rounds).await? {
-                    Outcome::Complete(result) => self.finish_with_meta(result),
-                    Outcome::InputRequired(ir) => self.finish_input_required(&ir),
-                })
+                let outcome = Box::pin(rounds).await?;
+                Ok(self.finish_outcome(outcome, |result| self.finish_with_meta(result)))
             }
             Method::ResourcesRead => {
                 let read = resources::serve::ReadParams::from_head(head)?;
@@ -185,10 +183,8 @@ impl Server {
                 let rounds = self.rounds(request, head, meta, scope, &read.uri, |ctx| {
                     resources::serve::read(router, read, ctx)
                 });
-                Ok(match Box::pin(rounds).await? {
-                    Outcome::Complete(result) => self.finish(&result),
-                    Outcome::InputRequired(ir) => self.finish_input_required(&ir),
-                })
+                let outcome = Box::pin(rounds).await?;
+                Ok(self.finish_outcome(outcome, |result| self.finish(&result)))
             }
             Method::PromptsGet => {
                 let get = prompts::serve::GetParams::from_head(head)?;
@@ -196,10 +192,8 @@ impl Server {
                 let rounds = self.rounds(request, head, meta, scope, &get.name, |ctx| {
                     prompts::serve::get(router, get, ctx)
                 });
-                Ok(match Box::pin(rounds).await? {
-                    Outcome::Complete(result) => self.finish(&result),
-                    Outcome::InputRequired(ir) => self.finish_input_required(&ir),
-                })
+                let outcome = Box::pin(rounds).await?;
+                Ok(self.finish_outcome(outcome, |result| self.finish(&result)))
             }
             Method::SubscriptionsListen => {
                 let listen = parse_params(params)?;
@@ -274,6 +268,15 @@ impl Server {
             self.append_meta(&mut out);
         }
         out
+    }
+
+    /// Serializes an outcome: `complete` writes a finished result, an
+    /// `input_required` one leaves with its asks and sealed state.
+    fn finish_outcome<T>(&self, outcome: Outcome<T>, complete: impl FnOnce(T) -> Vec<u8>) -> Vec<u8> {
+        match outcome {
+            Outcome::Complete(result) => complete(result),
+            Outcome::InputRequired(ir) => self.finish_input_required(&ir),
+        }
     }
 
     fn finish_input_required(&self, ir: &InputRequired) -> Vec<u8> {

@@ -48,8 +48,8 @@ impl Server {
             request_state.as_deref(),
         )?;
         let opened = Arc::new(opened);
-        if scope.session.is_some() {
-            return Box::pin(self.legacy_rounds(request, meta, scope, opened, run)).await;
+        if let Some(session) = scope.session.clone() {
+            return Box::pin(self.legacy_rounds(request, meta, scope, session, opened, run)).await;
         }
         let ctx = self.context_with(request, meta, scope, Some(opened.clone()));
         match run(ctx).await? {
@@ -69,6 +69,7 @@ impl Server {
         request: &Request,
         meta: RequestMeta,
         scope: Scope,
+        session: Arc<crate::legacy::Session>,
         mut current: Arc<MrtrScope>,
         run: F,
     ) -> Result<Outcome<T>, McpError>
@@ -76,10 +77,6 @@ impl Server {
         F: Fn(Context) -> Fut,
         Fut: Future<Output = Result<Outcome<T>, McpError>>,
     {
-        let session = scope
-            .session
-            .clone()
-            .ok_or_else(|| McpError::internal("no session to ask the client in"))?;
         let outbound = scope
             .outbound
             .clone()

@@ -111,7 +111,8 @@ impl HeaderFacts {
         let args: serde_json::Map<String, Value> =
             arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
         for (property, header) in declared {
-            let sent = self.get(format!("mcp-param-{header}").to_ascii_lowercase().as_str());
+            // Header-name lookups are case-insensitive.
+            let sent = self.get(format!("mcp-param-{header}").as_str());
             let body = match args.get(property) {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.clone()),

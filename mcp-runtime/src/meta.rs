@@ -201,17 +201,14 @@ pub fn validate(
         }
         check_routing()?;
     }
-    if !SUPPORTED_VERSIONS.contains(&version.as_ref()) {
+    let Some(&version) = SUPPORTED_VERSIONS.iter().find(|v| **v == version) else {
         return Err(McpError::unsupported_version(&version, SUPPORTED_VERSIONS));
-    }
+    };
     let client_info = parse_opt(meta.client_info, META_CLIENT_INFO)?;
     let log_level = parse_opt(meta.log_level, META_LOG_LEVEL)?;
     let progress_token = parse_opt(meta.progress_token, "progressToken")?;
     Ok(RequestMeta {
-        protocol_version: SUPPORTED_VERSIONS
-            .iter()
-            .find(|v| **v == version)
-            .map_or_else(|| Cow::Owned(version.into_owned()), |v| Cow::Borrowed(*v)),
+        protocol_version: Cow::Borrowed(version),
         client_capabilities,
         client_info,
         log_level,

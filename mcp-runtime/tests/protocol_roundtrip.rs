@@ -22,10 +22,11 @@ const KNOWN_INVALID: &[(&str, &str)] = &[(
 
 type Check = Result<(), String>;
 
+/// The spec folder: `$MCP_SPEC_DIR`, or the repository's `tests/spec` fixtures.
 fn spec_dir() -> PathBuf {
-    match std::env::var("MCP_SPEC_DIR") {
-        Ok(dir) => PathBuf::from(dir),
-        Err(_) => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/spec")),
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/spec")),
     }
 }
 

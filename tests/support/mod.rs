@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
 
-/// The spec folder: `$MCP_SPEC_DIR`, or `../shared/spec` beside the repository.
+/// The spec folder: `$MCP_SPEC_DIR`, or the repository's `tests/spec` fixtures
+/// (see `tests/spec/README.md`).
 pub fn spec_dir() -> PathBuf {
     match std::env::var_os("MCP_SPEC_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/spec")),
     }
 }
 

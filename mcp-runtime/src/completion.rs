@@ -89,7 +89,12 @@ pub(crate) fn complete(router: &Router, params: CompleteParams) -> Result<Comple
     let arguments = params.context.map(|c| c.arguments).unwrap_or_default();
     let prefix = params.argument.value.as_str();
     let all: Vec<String> = match completers.iter().find(|c| c.name == params.argument.name) {
-        Some(Completer { custom: Some(f), .. }) => f(prefix, &arguments),
+        Some(Completer { custom: Some(f), .. }) => {
+            crate::panic::call_caught(|| f(prefix, &arguments)).map_err(|why| {
+                tracing::error!("completion function panicked: {why}");
+                McpError::internal(format!("The completion function failed: {why}"))
+            })?
+        }
         Some(c) => c.values.iter().filter(|v| v.starts_with(prefix)).cloned().collect(),
         None => Vec::new(),
     };

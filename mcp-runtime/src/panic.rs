@@ -52,3 +52,9 @@ where
         Err(payload) => Err(panic_message(payload.as_ref())),
     }
 }
+
+/// Calls a synchronous callback (a completion function, say), catching a
+/// panic: the panic's message is the error.
+pub(crate) fn call_caught<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
+}

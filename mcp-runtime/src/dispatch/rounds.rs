@@ -87,7 +87,7 @@ impl Server {
                 Outcome::InputRequired(ir) => ir,
                 complete => return Ok(complete),
             };
-            if ir.input_requests.is_empty() || current.round + 1 > crate::mrtr::MAX_ROUNDS {
+            if ir.input_requests.is_empty() || current.round.saturating_add(1) > crate::mrtr::MAX_ROUNDS {
                 return Err(McpError::internal("the handler asked for input it cannot get"));
             }
             let answers = session.ask(&ir.input_requests, &outbound).await?;
@@ -97,7 +97,7 @@ impl Server {
             current = Arc::new(MrtrScope {
                 answers: merged,
                 state: std::sync::Mutex::new(state),
-                round: current.round + 1,
+                round: current.round.saturating_add(1),
             });
         }
     }

@@ -114,24 +114,31 @@ impl Session {
         requests: &Map<String, Value>,
         outbound: &Outbound,
     ) -> Result<Map<String, Value>, McpError> {
+        // Every id this call registered leaves `pending` when the call ends,
+        // however it ends (an error answer, a timeout, a closed stream, or
+        // the caller dropping the future).
+        let mut registered = Registered {
+            session: self,
+            ids: Vec::with_capacity(requests.len()),
+        };
         let mut waiting = Vec::with_capacity(requests.len());
         for (key, request) in requests {
             let id = RequestId::String(format!("s-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
             let (tx, rx) = oneshot::channel();
             lock(&self.pending).insert(id.clone(), tx);
+            registered.ids.push(id.clone());
             let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
             let params = request
                 .get("params")
                 .cloned()
                 .unwrap_or_else(|| Value::Object(Map::new()));
             if outbound.send(jsonrpc::encode_request(&id, method, &params)).is_err() {
-                lock(&self.pending).remove(&id);
                 return Err(McpError::internal("the client's stream closed"));
             }
-            waiting.push((key.clone(), id, rx));
+            waiting.push((key.clone(), rx));
         }
         let mut answers = Map::new();
-        for (key, id, rx) in waiting {
+        for (key, rx) in waiting {
             match tokio::time::timeout(ASK_TIMEOUT, rx).await {
                 Ok(Ok(Ok(value))) => {
                     answers.insert(key, value);
@@ -147,12 +154,32 @@ impl Session {
                     )));
                 }
                 Ok(Err(_)) | Err(_) => {
-                    lock(&self.pending).remove(&id);
                     return Err(McpError::internal(format!("the client did not answer {key:?} in time")));
                 }
             }
         }
         Ok(answers)
+    }
+
+    /// How many server-to-client requests wait for an answer.
+    #[cfg(test)]
+    pub(crate) fn pending_len(&self) -> usize {
+        lock(&self.pending).len()
+    }
+}
+
+/// The ids one [`Session::ask`] registered; dropping it unregisters them.
+struct Registered<'a> {
+    session: &'a Session,
+    ids: Vec<RequestId>,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        let mut pending = lock(&self.session.pending);
+        for id in &self.ids {
+            pending.remove(id);
+        }
     }
 }
 
@@ -232,5 +259,58 @@ impl SessionStore {
     /// Whether no session is open.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn session() -> Session {
+        Session::new(None, "2025-11-25", ClientCapabilities::default(), None)
+    }
+
+    fn asks(n: usize) -> Map<String, Value> {
+        (0..n)
+            .map(|i| (format!("k{i}"), json!({"method": "roots/list", "params": {}})))
+            .collect()
+    }
+
+    fn response(line: &[u8], outcome: &str) -> jsonrpc::Response {
+        let sent: Value = serde_json::from_slice(line).unwrap_or_default();
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{},{outcome}}}"#, sent["id"]);
+        match jsonrpc::parse(reply.as_bytes()) {
+            Ok(jsonrpc::Message::Response(r)) => r,
+            _ => panic!("not a response: {reply}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_error_answer_leaves_nothing_pending() {
+        let s = Arc::new(session());
+        let (tx, mut rx) = crate::outbound::stream();
+        let asking = tokio::spawn({
+            let s = s.clone();
+            async move { s.ask(&asks(3), &tx).await }
+        });
+        let first = rx.recv().await;
+        assert_eq!(s.pending_len(), 3);
+        assert!(s.deliver(response(&first, r#""error":{"code":-1,"message":"no"}"#)));
+        assert!(asking.await.unwrap().is_err());
+        assert_eq!(s.pending_len(), 0, "the two unanswered asks must not stay pending");
+    }
+
+    #[tokio::test]
+    async fn a_dropped_ask_leaves_nothing_pending() {
+        let s = session();
+        let (tx, _rx) = crate::outbound::stream();
+        let asks = asks(2);
+        let fut = s.ask(&asks, &tx);
+        tokio::select! {
+            _ = fut => panic!("nobody answered"),
+            _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+        }
+        assert_eq!(s.pending_len(), 0);
     }
 }

@@ -135,7 +135,7 @@ pub(crate) fn close_round(
     scope: &MrtrScope,
     mut ir: InputRequired,
 ) -> Result<InputRequired, McpError> {
-    if scope.round + 1 > MAX_ROUNDS {
+    if scope.round.saturating_add(1) > MAX_ROUNDS {
         return Err(McpError::invalid_params(format!(
             "Invalid params: more than {MAX_ROUNDS} input rounds for one request"
         )));
@@ -144,7 +144,7 @@ pub(crate) fn close_round(
     let sealed = seal::Sealed {
         answers: scope.answers.clone(),
         state,
-        round: scope.round + 1,
+        round: scope.round.saturating_add(1),
         exp: 0,
     };
     let text = sealer

@@ -130,8 +130,10 @@ pub fn percent_decode(s: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            // Two hex digits exactly: `from_str_radix` alone would take `+F`.
+            let hi = hex_digit(*bytes.get(i + 1)?)?;
+            let lo = hex_digit(*bytes.get(i + 2)?)?;
+            out.push(hi << 4 | lo);
             i += 3;
         } else {
             out.push(bytes[i]);
@@ -141,9 +143,29 @@ pub fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+fn hex_digit(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_escapes_are_two_hex_digits() {
+        assert_eq!(percent_decode("a%2Fb%2f").as_deref(), Some("a/b/"));
+        assert_eq!(percent_decode("%E2%82%AC").as_deref(), Some("\u{20ac}"));
+        for bad in ["%+F", "%-1", "%+", "%2", "%", "%G0", "% 1", "%\u{e9}0"] {
+            assert_eq!(percent_decode(bad), None, "{bad:?}");
+        }
+        let t = UriTemplate::parse("x://{id}").unwrap();
+        assert_eq!(t.matches("x://a%+Fb"), None);
+    }
 
     #[test]
     fn matches_and_decodes() {

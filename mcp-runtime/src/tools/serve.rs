@@ -33,6 +33,8 @@ pub(crate) fn decode_cursor(cursor: Option<&str>, len: usize) -> Result<usize, M
         None => Ok(0),
         Some(c) => c
             .strip_prefix("o")
+            // Digits only: `parse` would also take a sign.
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|n| n.parse::<usize>().ok())
             .filter(|n| *n <= len)
             .ok_or_else(|| McpError::invalid_params(format!("Invalid params: unknown cursor {c:?}"))),
@@ -53,7 +55,7 @@ pub(crate) fn write_page(
 ) -> Result<Vec<u8>, McpError> {
     let config = server.config();
     let start = decode_cursor(cursor, items.len())?;
-    let end = (start + config.page_size).min(items.len());
+    let end = start.saturating_add(config.page_size).min(items.len());
     let page = &items[start..end];
     let mut out = Vec::with_capacity(64 + page.iter().map(|s| s.len() + 1).sum::<usize>());
     out.extend_from_slice(b"{\"resultType\":\"complete\",\"");

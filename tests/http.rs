@@ -67,6 +67,24 @@ fn whoami(ctx: Context) -> String {
     format!("principal: {:?}", ctx.principal())
 }
 
+/// How many times `counted` ran.
+static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its calls (to tell a request that was processed from one that was not).
+#[tool]
+fn counted() -> String {
+    let n = COUNTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    format!("call {n}")
+}
+
+/// Answers after `ms` milliseconds (a request still in flight when the server stops).
+#[tool]
+async fn takes_a_while(ms: u64, ctx: Context) -> String {
+    ctx.progress(0.0, None, Some("started"));
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("done after {ms} ms")
+}
+
 /// Needs the client's sampling capability.
 #[tool(requires(sampling))]
 fn needs_sampling() -> &'static str {
@@ -1105,4 +1123,310 @@ async fn the_configured_principal_header_reaches_the_handler_whatever_its_case()
     );
     let (_, v) = call(s.addr, 2, "tools/call", Some("whoami"), json!({"name": "whoami"})).await;
     assert_eq!(v["result"]["content"][0]["text"], json!("principal: None"), "{v}");
+}
+
+// ---------------------------------------------------------------- hardening
+
+#[tokio::test]
+async fn a_standard_header_repeated_with_another_value_is_a_header_mismatch() {
+    let s = start().await;
+    let echo = |id| rpc(id, "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}));
+    let base = standard_headers("tools/call", Some("echo"));
+    let repeated = [
+        ("mcp-method", "tools/list"),
+        ("mcp-name", "other"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    for (i, (name, other)) in repeated.into_iter().enumerate() {
+        let mut h = base.clone();
+        h.push((name.to_owned(), other.to_owned()));
+        let a = post(s.addr, &h, echo(i as i64)).await;
+        let v = assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32020, Some(i as i64));
+        let message = v["error"]["message"].as_str().unwrap().to_ascii_lowercase();
+        assert!(message.contains(&name.to_ascii_lowercase()), "{v}");
+    }
+    // Mcp-Param-* too.
+    let mut h = standard_headers("tools/call", Some("region_echo"));
+    h.push(("mcp-param-region".into(), "eu".into()));
+    h.push(("Mcp-Param-Region".into(), "us".into()));
+    let body = rpc(
+        20,
+        "tools/call",
+        json!({"name": "region_echo", "arguments": {"region": "eu"}}),
+    );
+    assert_error(
+        &post(s.addr, &h, body).await,
+        Some("tools/call"),
+        StatusCode::BAD_REQUEST,
+        -32020,
+        Some(20),
+    );
+    // The same value twice is not a conflict.
+    let mut h = base.clone();
+    h.push(("mcp-name".into(), " echo".into()));
+    let a = post(s.addr, &h, echo(30)).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+    assert_eq!(a.json(Some("tools/call"))["result"]["content"][0]["text"], "hi");
+}
+
+#[tokio::test]
+async fn a_post_without_content_type_is_415_and_not_processed() {
+    let s = start().await;
+    let before = COUNTED.load(std::sync::atomic::Ordering::SeqCst);
+    let body = || rpc(1, "tools/call", json!({"name": "counted"}));
+    let no_type = with_header(standard_headers("tools/call", Some("counted")), "content-type", None);
+    let a = post(s.addr, &no_type, body()).await;
+    assert_eq!(a.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{}", a.text);
+    assert_eq!(error_code(&a.json(None)), -32600);
+    for other in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
+        let h = with_header(
+            standard_headers("tools/call", Some("counted")),
+            "content-type",
+            Some(other),
+        );
+        let a = post(s.addr, &h, body()).await;
+        assert_eq!(a.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{other}: {}", a.text);
+    }
+    assert_eq!(
+        COUNTED.load(std::sync::atomic::Ordering::SeqCst),
+        before,
+        "no rejected call ran"
+    );
+    let h = with_header(
+        standard_headers("tools/call", Some("counted")),
+        "content-type",
+        Some("application/json; charset=utf-8"),
+    );
+    let a = post(s.addr, &h, body()).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+}
+
+/// Sends raw bytes on a fresh connection and reads the response head and body.
+async fn raw_exchange(addr: SocketAddr, request: String) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw))
+        .await
+        .expect("the server answers and closes")
+        .unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let status = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = raw
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[tokio::test]
+async fn a_request_without_host_is_400() {
+    let s = start().await;
+    let body = String::from_utf8(rpc(1, "server/discover", json!({}))).unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nMcp-Method: server/discover\r\n\
+         MCP-Protocol-Version: {VERSION}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (status, text) = raw_exchange(s.addr, request.clone()).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("-32600") && text.contains("Host"), "{text}");
+    // The same request with a Host is served.
+    let with_host = request.replacen("\r\n", &format!("\r\nHost: {}\r\n", s.addr), 1);
+    let (status, text) = raw_exchange(s.addr, with_host).await;
+    assert_eq!(status, 200, "{text}");
+}
+
+#[tokio::test]
+async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams() {
+    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let http = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+
+    let mut listen = open_stream(
+        addr,
+        1,
+        "subscriptions/listen",
+        None,
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .await;
+    assert_eq!(
+        listen.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("p");
+    let params = json!({"name": "takes_a_while", "arguments": {"ms": 400}, "_meta": meta});
+    let mut slow = open_stream(addr, 2, "tools/call", Some("takes_a_while"), params).await;
+    assert_eq!(
+        slow.next().await["method"],
+        "notifications/progress",
+        "the call is in flight"
+    );
+    let idle = connect(addr).await;
+
+    stop.send(()).unwrap();
+    // The call in flight completes.
+    let result = slow.next().await;
+    assert_eq!(result["id"], 2, "{result}");
+    assert_eq!(result["result"]["content"][0]["text"], "done after 400 ms");
+    assert_eq!(
+        slow.next_within(Duration::from_secs(2)).await,
+        None,
+        "then its stream ends"
+    );
+    // The listen stream ends with its final result.
+    let done = listen.next().await;
+    assert_eq!(done["id"], 1, "{done}");
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(listen.next_within(Duration::from_secs(2)).await, None);
+    // serve_until returns once every connection closed (the idle one too).
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until returns after the requests in flight")
+        .unwrap()
+        .unwrap();
+    drop(idle);
+    assert!(TcpStream::connect(addr).await.is_err(), "no new connection is accepted");
+}
+
+#[tokio::test]
+async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
+    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let config = HttpConfig {
+        shutdown_grace: Duration::from_millis(200),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server, "127.0.0.1:0", config).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("p");
+    let params = json!({"name": "takes_a_while", "arguments": {"ms": 60000}, "_meta": meta});
+    let mut slow = open_stream(addr, 2, "tools/call", Some("takes_a_while"), params).await;
+    assert_eq!(slow.next().await["method"], "notifications/progress");
+    let asked = tokio::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until gives up after the grace period")
+        .unwrap()
+        .unwrap();
+    assert!(asked.elapsed() >= Duration::from_millis(200));
+}
+
+/// The real server binary, stopped with SIGTERM while a request is in flight:
+/// the request completes, then the process exits with status 0.
+#[cfg(unix)]
+#[test]
+fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let exe = support::example_binary("everything");
+    /// Kills the server if the test fails before it exits.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Killed(
+        Command::new(&exe)
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display())),
+    );
+    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the server says where it serves"
+        );
+        if let Some(rest) = line.split("http://").nth(1) {
+            break rest.split('/').next().unwrap().to_owned();
+        }
+    };
+    let stderr_rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+        rest
+    });
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("t");
+    let body = rpc(
+        9,
+        "tools/call",
+        json!({"name": "test_tool_with_progress", "_meta": meta}),
+    );
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {VERSION}\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: test_tool_with_progress\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.write_all(&request).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut next_message = || loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended early");
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            return serde_json::from_str::<Value>(data).unwrap();
+        }
+    };
+    let first = next_message();
+    assert_eq!(first["method"], "notifications/progress", "in flight: {first}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let result = loop {
+        let m = next_message();
+        if m.get("id").is_some() {
+            break m;
+        }
+    };
+    validate_emitted(&result, Some("tools/call"));
+    assert_eq!(
+        result["result"]["content"][0]["text"], "Progress test completed",
+        "{result}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not exit after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let log = stderr_rest.join().unwrap();
+    assert_eq!(status.code(), Some(0), "exit status after SIGTERM; stderr:\n{log}");
+    assert!(std::net::TcpStream::connect(&addr).is_err(), "nothing listens any more");
 }

@@ -429,3 +429,61 @@ async fn delete_ends_a_session_and_idle_sessions_expire() {
     assert_eq!(http(addr, "GET", &[], "").await.status, 405);
     assert_eq!(http(addr, "DELETE", &[], "").await.status, 405);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_request_with_a_leftover_session_id_is_served_statelessly() {
+    let addr = start(HttpConfig::default()).await;
+    let live = open_session(addr).await;
+    let body =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
+    let modern = [
+        JSON,
+        ACCEPT,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+    ];
+    for (sid, event) in [("0123456789abcdef0123456789abcdef", None), (live.as_str(), Some("42"))] {
+        let mut headers = modern.to_vec();
+        headers.push(("mcp-session-id", sid));
+        if let Some(e) = event {
+            headers.push(("last-event-id", e));
+        }
+        let r = http(addr, "POST", &headers, &body.to_string()).await;
+        assert_eq!(r.status, 200, "{sid}: {}", r.body);
+        assert!(r.header("mcp-session-id").is_none(), "the session id is never echoed");
+        let m = &r.messages()[0];
+        validate_emitted(m, Some("tools/list"));
+        assert_eq!(m["result"]["resultType"], "complete", "served as 2026-07-28: {m}");
+    }
+    // A legacy request with an unknown session id is still 404.
+    let r = http(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("mcp-session-id", "0123456789abcdef0123456789abcdef")],
+        &legacy(8, "ping", json!({})),
+    )
+    .await;
+    assert_eq!(r.status, 404, "{}", r.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_response_nobody_waits_for_is_rejected() {
+    let addr = start(HttpConfig::default()).await;
+    let answer = r#"{"jsonrpc":"2.0","id":"s-1","result":{"roots":[]}}"#;
+    let error = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}"#;
+    for body in [answer, error] {
+        let r = http(addr, "POST", &[JSON, ACCEPT], body).await;
+        assert_eq!(r.status, 400, "no session: {}", r.body);
+        let m = &r.messages()[0];
+        validate_emitted(m, None);
+        assert_eq!(m["error"]["code"], -32600, "{m}");
+    }
+    // Inside a session, an answer to a request that was never sent.
+    let id = open_session(addr).await;
+    let r = http(addr, "POST", &[JSON, ACCEPT, ("mcp-session-id", &id)], answer).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    let m = &r.messages()[0];
+    validate_legacy(m, None);
+    assert_eq!(m["error"]["code"], -32600, "{m}");
+    assert_eq!(m["id"], "s-1", "{m}");
+}

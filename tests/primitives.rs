@@ -276,9 +276,7 @@ async fn completion_uses_custom_functions_and_enum_variants() {
 #[tokio::test]
 async fn a_panicking_completion_function_is_an_internal_error_and_the_server_lives_on() {
     let (mut c, _) = client();
-    let complete = |value: &str| {
-        json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "language", "value": value}})
-    };
+    let complete = |value: &str| json!({"ref": {"type": "ref/prompt", "name": "review"}, "argument": {"name": "language", "value": value}});
     let v = c.call(1, "completion/complete", complete("boom")).await;
     assert_eq!(code(&v), -32603, "{v}");
     assert_eq!(v["id"], 1);
@@ -295,7 +293,14 @@ async fn crafted_cursors_are_invalid_params_or_a_valid_page_never_a_panic() {
     let v = c.call(1, "tools/list", json!({"cursor": "o1"})).await;
     assert!(v["result"]["tools"].is_array(), "{v}");
     assert!(v["result"].get("nextCursor").is_none(), "{v}");
-    for (id, bad) in [(2, "o+1"), (3, "o-1"), (4, "o"), (5, "o18446744073709551616"), (6, "o99999"), (7, "x1")] {
+    for (id, bad) in [
+        (2, "o+1"),
+        (3, "o-1"),
+        (4, "o"),
+        (5, "o18446744073709551616"),
+        (6, "o99999"),
+        (7, "x1"),
+    ] {
         let v = c.call(id, "tools/list", json!({"cursor": bad})).await;
         assert_eq!(code(&v), -32602, "{bad}: {v}");
     }

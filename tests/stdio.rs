@@ -191,17 +191,7 @@ async fn blank_lines_are_skipped_and_unknown_notifications_ignored() {
 fn the_quickstart_binary_speaks_only_protocol_on_stdout_and_exits_on_eof() {
     use std::io::{BufRead, Write};
     use std::process::{Command, Stdio};
-    let cargo = env!("CARGO");
-    let status = Command::new(cargo)
-        .args(["build", "--quiet", "--example", "quickstart"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("cargo runs");
-    assert!(status.success());
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let exe = target.join("debug/examples/quickstart");
+    let exe = support::example_binary("quickstart");
     let mut child = Command::new(&exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -48,7 +48,9 @@ fn usage(name: &str) -> String {
          {name} --stdio              serve MCP over stdio\n  \
          {name} --http ADDR          serve Streamable HTTP at http://ADDR/mcp (e.g. --http 127.0.0.1:3000)\n  \
          {name} --help               print this help\n\n\
-         Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n"
+         Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
+         Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
+         {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n"
     )
 }
 
@@ -126,6 +128,23 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
     }
 }
 
+/// The environment variable that sets how long a stopping HTTP server waits
+/// for requests in flight, in seconds (default 30).
+pub const SHUTDOWN_GRACE_ENV: &str = "MCP_SHUTDOWN_GRACE";
+
+fn grace_from_env() -> std::io::Result<Option<std::time::Duration>> {
+    let Ok(text) = std::env::var(SHUTDOWN_GRACE_ENV) else {
+        return Ok(None);
+    };
+    match text.trim().parse::<u64>() {
+        Ok(secs) => Ok(Some(std::time::Duration::from_secs(secs))),
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{SHUTDOWN_GRACE_ENV}={text:?} is not a whole number of seconds"),
+        )),
+    }
+}
+
 /// Serves `server` as `command` says, until the transport ends.
 pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
     match command {
@@ -137,11 +156,15 @@ pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
             crate::transport::stdio::serve(server).await
         }
         Command::Http(addr) => {
-            let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, Default::default()).await?;
+            let mut config = crate::transport::http::HttpConfig::default();
+            if let Some(grace) = grace_from_env()? {
+                config.shutdown_grace = grace;
+            }
+            let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, config).await?;
             let local = http.local_addr()?;
             let info = &server.config().info;
             eprintln!(
-                "{} {}: MCP server on Streamable HTTP at http://{local}/mcp (Ctrl-C stops it)\n\
+                "{} {}: MCP server on Streamable HTTP at http://{local}/mcp (SIGTERM or Ctrl-C stops it gracefully)\n\
                  Point a host at that URL, for example: {{\"mcpServers\": {{\"{}\": {{\"url\": \"http://{local}/mcp\"}}}}}}",
                 info.name, info.version, info.name
             );

@@ -36,6 +36,37 @@ impl HeaderFacts {
         self.map.is_some()
     }
 
+    /// Checks that no standard MCP header (`MCP-Protocol-Version`,
+    /// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) came more than once with
+    /// different values: a gateway may have read the other copy, so taking
+    /// the first one would not be safe.
+    pub fn check_repeated(&self) -> Result<(), McpError> {
+        let Some(map) = &self.map else { return Ok(()) };
+        // The usual case: no header name repeats at all.
+        if map.len() == map.keys_len() {
+            return Ok(());
+        }
+        for name in map.keys() {
+            let n = name.as_str();
+            let standard = n == PROTOCOL_VERSION.as_str()
+                || n == METHOD.as_str()
+                || n == NAME.as_str()
+                || n.starts_with("mcp-param-");
+            if !standard {
+                continue;
+            }
+            let mut values = map.get_all(name).iter().map(|v| v.as_bytes().trim_ascii());
+            if let Some(first) = values.next() {
+                if values.any(|v| v != first) {
+                    return Err(mismatch(&format!(
+                        "the {n} header was sent more than once with different values"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A header's value as text (invalid UTF-8 replaced), if it was sent.
     pub fn get(&self, name: impl http::header::AsHeaderName) -> Option<Cow<'_, str>> {
         self.map.as_ref()?.get(name).map(text)
@@ -205,6 +236,29 @@ pub fn declared_params(input_schema: &Value) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn facts(pairs: &[(&'static str, &'static str)]) -> HeaderFacts {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(*k, http::HeaderValue::from_static(v));
+        }
+        HeaderFacts::http(map)
+    }
+
+    #[test]
+    fn a_repeated_standard_header_must_repeat_its_value() {
+        assert!(facts(&[("mcp-method", "tools/call"), ("accept", "a"), ("accept", "b")])
+            .check_repeated()
+            .is_ok());
+        assert!(facts(&[("mcp-name", "echo"), ("mcp-name", " echo ")])
+            .check_repeated()
+            .is_ok());
+        for name in ["mcp-protocol-version", "mcp-method", "mcp-name", "mcp-param-region"] {
+            let e = facts(&[(name, "a"), (name, "b")]).check_repeated().unwrap_err();
+            assert_eq!(e.code(), crate::error::ErrorCode::HEADER_MISMATCH, "{name}");
+            assert!(e.message().contains(name), "{}", e.message());
+        }
+    }
 
     #[test]
     fn decodes_the_base64_sentinel_and_keeps_literals() {

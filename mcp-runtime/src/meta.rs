@@ -191,6 +191,7 @@ pub fn validate(
         Some(_) => return Err(field_error(META_CLIENT_CAPABILITIES, "must be an object")),
     };
     if headers.is_http() {
+        headers.check_repeated()?;
         let header = headers.get(&crate::headers::PROTOCOL_VERSION);
         let header = header.as_deref().map(str::trim);
         if header != Some(version.as_ref()) {

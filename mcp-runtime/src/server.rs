@@ -221,6 +221,8 @@ pub(crate) struct ServerInner {
     pub router: RwLock<Arc<Router>>,
     pub state: StateMap,
     pub events: tokio::sync::broadcast::Sender<ServerEvent>,
+    /// Cancelled when the server stops: long-lived streams end.
+    pub stopping: crate::context::Cancellation,
     pub sealer: crate::mrtr::seal::Sealer,
     /// No keys were configured: the sealing key is this process's own.
     pub ephemeral_key: bool,
@@ -590,6 +592,7 @@ impl ServerBuilder {
                 router: RwLock::new(Arc::new(router)),
                 state: self.state,
                 events,
+                stopping: crate::context::Cancellation::new(),
                 sealer,
                 ephemeral_key,
             }),

@@ -148,11 +148,14 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
         return Err(McpError::internal("the response stream closed"));
     }
     let cancel = ctx.cancellation().clone();
+    let stopping = server.inner.stopping.clone();
     // An idle stream keeps only what it forwards with.
     drop(ctx);
     loop {
         tokio::select! {
             _ = cancel.cancelled() => break,
+            // The server stops: the stream ends with its final result.
+            _ = stopping.cancelled() => break,
             event = rx.recv() => match event {
                 Ok(event) if filter.wants(&event) => {
                     if outbound.send(encode_event(&event, Some(&id))).is_err() {
@@ -199,6 +202,24 @@ impl Server {
     pub fn announce(&self, event: ServerEvent) {
         // No listener is not an error.
         let _ = self.inner.events.send(event);
+    }
+
+    /// Starts stopping the server: every open `subscriptions/listen` stream
+    /// ends with its final result and every legacy GET stream ends, so that
+    /// a graceful HTTP shutdown is not held up by streams that never finish
+    /// by themselves. Requests in flight go on. [`HttpServer`] calls this
+    /// when it stops; an embedder serving [`McpService`] inside its own HTTP
+    /// server calls it when that server begins its graceful shutdown.
+    ///
+    /// [`HttpServer`]: crate::transport::http::HttpServer
+    /// [`McpService`]: crate::transport::http::McpService
+    pub fn shutdown(&self) {
+        self.inner.stopping.cancel();
+    }
+
+    /// Whether [`Server::shutdown`] was called.
+    pub fn is_shutting_down(&self) -> bool {
+        self.inner.stopping.is_cancelled()
     }
 
     /// How many `subscriptions/listen` streams are open.

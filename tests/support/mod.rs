@@ -284,3 +284,20 @@ pub fn validate_legacy(message: &Value, method: Option<&str>) {
         assert_valid(REV, def, message);
     }
 }
+
+/// Builds an example (`cargo build --example NAME`, in the target dir in
+/// use) and returns the path of its binary.
+pub fn example_binary(name: &str) -> PathBuf {
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--example", name])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build --example {name}");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target
+        .join("debug/examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}

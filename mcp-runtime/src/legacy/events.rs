@@ -16,11 +16,17 @@ pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> 
     }
 }
 
-/// Forwards the session's notifications to `outbound` until it closes.
+/// Forwards the session's notifications to `outbound` until it closes or
+/// the server stops.
 pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Outbound) {
     let mut events = server.inner.events.subscribe();
+    let stopping = server.inner.stopping.clone();
     loop {
-        match events.recv().await {
+        let event = tokio::select! {
+            _ = stopping.cancelled() => return,
+            event = events.recv() => event,
+        };
+        match event {
             Ok(event) => {
                 if let Some(message) = encode(&event, &session) {
                     if outbound.send(message).is_err() {

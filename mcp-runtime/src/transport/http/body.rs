@@ -116,7 +116,10 @@ impl SseStream {
                 for m in self.rx.drain() {
                     self.queue.push_back(event(&m));
                 }
-                self.queue.push_back(event(&reply.body));
+                // A stream with no reply of its own (a legacy GET stream) just ends.
+                if !reply.body.is_empty() {
+                    self.queue.push_back(event(&reply.body));
+                }
                 return Poll::Ready(self.queue.pop_front());
             }
         }

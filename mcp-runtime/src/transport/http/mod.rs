@@ -54,6 +54,9 @@ pub struct HttpConfig {
     pub session_idle: Duration,
     /// At most this many legacy sessions at once (default 10 000; the longest idle makes room).
     pub max_sessions: usize,
+    /// How long a stopping [`HttpServer`] waits for requests in flight to
+    /// finish before it returns anyway (default 30 s).
+    pub shutdown_grace: Duration,
 }
 
 impl Default for HttpConfig {
@@ -69,6 +72,7 @@ impl Default for HttpConfig {
             principal_header: None,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            shutdown_grace: Duration::from_secs(30),
         }
     }
 }
@@ -108,20 +112,24 @@ impl McpService {
         let http::request::Parts {
             method, uri, headers, ..
         } = parts;
-        let host = header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()));
+        // RFC 9112 section 3.2: a request without Host is a bad request.
+        let Some(host) = header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()))
+        else {
+            let e = crate::McpError::invalid_request("Bad Request: missing Host header");
+            return error_response(StatusCode::BAD_REQUEST, &e);
+        };
         let origin = header_text(&headers, &header::ORIGIN);
-        if let Err(why) = self.config.hosts.check(host.as_deref(), origin.as_deref()) {
+        if let Err(why) = self.config.hosts.check(Some(&host), origin.as_deref()) {
             tracing::warn!("{why}");
             return error_response(StatusCode::FORBIDDEN, &crate::McpError::invalid_request(why));
         }
-        let session = match header_text(&headers, &SESSION_ID) {
-            None => None,
+        drop((host, origin));
+        // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
+        let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
+            None => (None, false),
             Some(id) => match self.sessions.get(&id) {
-                Some(s) => Some(s),
-                None => {
-                    let e = crate::McpError::invalid_request("Session not found: initialize a new session");
-                    return error_response(StatusCode::NOT_FOUND, &e);
-                }
+                Some(s) => (Some(s), false),
+                None => (None, true),
             },
         };
         match (&method, &session) {
@@ -133,6 +141,7 @@ impl McpService {
                 }
                 return status(StatusCode::OK);
             }
+            (&Method::GET | &Method::DELETE, None) if unknown_session => return session_not_found(),
             _ => {
                 let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
                 r.headers_mut()
@@ -140,16 +149,15 @@ impl McpService {
                 return r;
             }
         }
-        if let Some(ct) = headers.get(header::CONTENT_TYPE) {
-            let json = b"application/json";
-            if !ct
-                .as_bytes()
+        let json = b"application/json";
+        let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|ct| {
+            ct.as_bytes()
                 .get(..json.len())
                 .is_some_and(|p| p.eq_ignore_ascii_case(json))
-            {
-                let e = crate::McpError::invalid_request("Content-Type must be application/json");
-                return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
-            }
+        });
+        if !is_json {
+            let e = crate::McpError::invalid_request("Content-Type must be application/json");
+            return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
         }
         let bytes = match http_body_util::Limited::new(body, self.config.max_body).collect().await {
             Ok(collected) => collected.to_bytes(),
@@ -163,20 +171,31 @@ impl McpService {
                 return error_response(code, &crate::McpError::invalid_request(msg));
             }
         };
-        let request = match jsonrpc::parse(&bytes) {
+        let (request, session) = match jsonrpc::parse(&bytes) {
             Err(rejected) => {
                 let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
                 *r.status_mut() = StatusCode::BAD_REQUEST;
                 return r;
             }
+            Ok(_) if unknown_session && !modern_request(&bytes) => return session_not_found(),
             Ok(Message::Notification(_)) => return status(StatusCode::ACCEPTED),
             Ok(Message::Response(r)) => {
-                if let Some(s) = &session {
-                    s.deliver(r);
+                // Only a legacy session's server-to-client request awaits an answer.
+                let id = r.id.clone();
+                if session.is_some_and(|s| s.deliver(r)) {
+                    return status(StatusCode::ACCEPTED);
                 }
-                return status(StatusCode::ACCEPTED);
+                let e = crate::McpError::invalid_request("No request is waiting for this response");
+                let mut reply = json_reply(Reply::error(Some(&id), &e));
+                *reply.status_mut() = StatusCode::BAD_REQUEST;
+                return reply;
             }
-            Ok(Message::Request(r)) => r,
+            // A modern request is served statelessly, whatever session
+            // header an earlier legacy exchange left on it.
+            Ok(Message::Request(r)) if session.is_some() && crate::meta::has_protocol_version(r.params.as_deref()) => {
+                (r, None)
+            }
+            Ok(Message::Request(r)) => (r, session),
         };
         // The request owns what it needs; the body's buffer goes back now.
         drop(bytes);
@@ -220,7 +239,12 @@ impl McpService {
         let server = self.server.clone();
         let forward: body::ReplyFuture = Box::pin(async move {
             crate::legacy::events::forward(server, session, tx).await;
-            std::future::pending::<Reply>().await
+            // The server stops (or the bus closed): the stream ends, with
+            // no message of its own.
+            Reply {
+                body: Vec::new(),
+                status: 200,
+            }
         });
         sse(McpBody::sse(
             Vec::new(),
@@ -287,6 +311,19 @@ impl Drop for CancelOnDrop {
             c.cancel();
         }
     }
+}
+
+/// 404 for a legacy session id this server does not know (expired or
+/// never issued): the client starts a new session.
+fn session_not_found() -> Response<McpBody> {
+    let e = crate::McpError::invalid_request("Session not found: initialize a new session");
+    error_response(StatusCode::NOT_FOUND, &e)
+}
+
+/// Whether a message is a request with a modern `_meta` protocol version
+/// (read again only when an unknown session id came with it).
+fn modern_request(bytes: &[u8]) -> bool {
+    matches!(jsonrpc::parse(bytes), Ok(Message::Request(r)) if crate::meta::has_protocol_version(r.params.as_deref()))
 }
 
 static SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
@@ -374,14 +411,23 @@ impl HttpServer {
         self.listener.local_addr()
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes, then stops gracefully: no new
+    /// connection is accepted, open `subscriptions/listen` streams end with
+    /// their final result, legacy GET streams end, idle connections close,
+    /// and requests in flight finish, for at most
+    /// [`HttpConfig::shutdown_grace`]. Returns when every connection is
+    /// closed or the grace period is over.
     pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-        let path = self.service.config.path.clone();
+        let HttpServer { listener, service } = self;
+        let path = service.config.path.clone();
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        // Every connection task holds a sender; all gone means all closed.
+        let (open_tx, mut open_rx) = tokio::sync::mpsc::channel::<()>(1);
         tokio::pin!(shutdown);
         loop {
             let (stream, peer) = tokio::select! {
-                _ = &mut shutdown => return Ok(()),
-                accepted = self.listener.accept() => match accepted {
+                _ = &mut shutdown => break,
+                accepted = listener.accept() => match accepted {
                     Ok(a) => a,
                     Err(e) => {
                         tracing::warn!("accept failed: {e}");
@@ -392,8 +438,10 @@ impl HttpServer {
             };
             // Small SSE frames must not wait for delayed ACKs (Nagle).
             let _ = stream.set_nodelay(true);
-            let service = self.service.clone();
+            let service = service.clone();
             let path = path.clone();
+            let mut stop = stop_rx.clone();
+            let open = open_tx.clone();
             tokio::spawn(async move {
                 let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
                     let service = service.clone();
@@ -409,23 +457,43 @@ impl HttpServer {
                 let conn = hyper::server::conn::http1::Builder::new()
                     .keep_alive(true)
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
-                if let Err(e) = conn.await {
+                tokio::pin!(conn);
+                let ended = tokio::select! {
+                    ended = conn.as_mut() => ended,
+                    _ = stop.changed() => {
+                        // Finish the response in progress, then close.
+                        conn.as_mut().graceful_shutdown();
+                        conn.await
+                    }
+                };
+                if let Err(e) = ended {
                     tracing::debug!(%peer, "connection ended: {e}");
                 }
+                drop(open);
             });
         }
+        drop(listener);
+        let grace = service.config.shutdown_grace;
+        tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
+        service.server.shutdown();
+        let _ = stop_tx.send(true);
+        drop(open_tx);
+        if tokio::time::timeout(grace, open_rx.recv()).await.is_err() {
+            tracing::warn!("stopping: requests still in flight after {grace:?} are dropped");
+        }
+        Ok(())
     }
 
-    /// Serves until Ctrl-C.
+    /// Serves until the process is asked to stop (SIGTERM or SIGINT on
+    /// Unix, Ctrl-C elsewhere), then stops gracefully (see
+    /// [`HttpServer::serve_until`]).
     pub async fn serve(self) -> std::io::Result<()> {
-        self.serve_until(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
+        self.serve_until(super::stop_signal()).await
     }
 }
 
-/// Binds `addr` and serves the MCP endpoint at `/mcp` until Ctrl-C.
+/// Binds `addr` and serves the MCP endpoint at `/mcp` until the process is
+/// asked to stop (see [`HttpServer::serve`]).
 pub async fn serve(server: Server, addr: &str) -> std::io::Result<()> {
     let http = HttpServer::bind(server, addr, HttpConfig::default()).await?;
     let local = http.local_addr()?;

@@ -37,6 +37,9 @@ pub mod context;
 pub mod discover;
 pub mod dispatch;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod headers;
 pub mod jsonrpc;
 pub mod legacy;

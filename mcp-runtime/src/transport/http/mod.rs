@@ -458,7 +458,10 @@ impl HttpServer {
                     .keep_alive(true)
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
                 tokio::pin!(conn);
+                // Biased: the connection is polled first and no random
+                // choice is drawn on every poll of the request path.
                 let ended = tokio::select! {
+                    biased;
                     ended = conn.as_mut() => ended,
                     _ = stop.changed() => {
                         // Finish the response in progress, then close.

@@ -254,7 +254,11 @@ async fn every_tampering_of_request_state_is_one_fixed_error() {
         let extra = json!({"inputResponses": answer, "requestState": bad});
         let v = c.call(id, "tools/call", params(tool, args, caps_all(), extra)).await;
         assert_eq!(code(&v), -32602, "{what}: {v}");
-        assert_eq!(v["error"]["message"], mcp_runtime::mrtr::seal::REJECTED, "{what}");
+        assert_eq!(
+            v["error"]["message"],
+            mcp_runtime::__private::engine::REJECTED,
+            "{what}"
+        );
     }
     c.close().await.unwrap();
 }

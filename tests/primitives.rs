@@ -5,7 +5,7 @@ mod support;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::ToolEntry;
+use mcp_runtime::ToolEntry;
 use serde_json::{json, Value};
 use support::StdioClient;
 

@@ -16,9 +16,9 @@
 
 mod support;
 
+use mcp_runtime::__private::RegisteredTool;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::RegisteredTool;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -1,6 +1,6 @@
 //! The dispatch path, bytes in → bytes out, through the public API only:
-//! `jsonrpc::parse` of the request bytes, then
-//! `Server::handle_request(&request, Scope::default())`, whose `Reply.body`
+//! the framing's `parse` of the request bytes, then the dispatcher's
+//! `handle_request(&server, &request, Scope::default())`, whose `Reply.body`
 //! is the encoded response. No transport.
 //!
 //! - `dispatch/tools_call_echo`: one `tools/call` of `echo`;
@@ -16,11 +16,10 @@
 //! `cargo bench -p mcp-bench --bench dispatch`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcp_runtime::dispatch::Scope;
-use mcp_runtime::jsonrpc::{self, Message};
+use mcp_runtime::__private::engine::{self, handle_request, Message, Scope};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::ToolEntry;
+use mcp_runtime::ToolEntry;
 use serde_json::{json, Value};
 use std::hint::black_box;
 
@@ -124,8 +123,8 @@ fn request_bytes(method: &str, params: Value) -> Vec<u8> {
 }
 
 async fn dispatch(server: &Server, bytes: &[u8]) -> Vec<u8> {
-    match jsonrpc::parse(bytes) {
-        Ok(Message::Request(request)) => server.handle_request(&request, Scope::default()).await.body,
+    match engine::parse(bytes) {
+        Ok(Message::Request(request)) => handle_request(server, &request, Scope::default()).await.body,
         _ => panic!("not a request"),
     }
 }

@@ -23,59 +23,104 @@
 //! mcp_runtime::main!();
 //! ```
 //!
-//! The layers, bottom up (each imports only from those below it):
-//! [`protocol`] (wire types) → [`error`], [`jsonrpc`], [`meta`] →
-//! [`context`], [`tools`], [`registry`] → [`server`] → [`dispatch`] →
-//! [`connection`] → [`transport`] → [`cli`].
+//! ## What is here
+//!
+//! - The macros: [`tool`](macro@tool), [`resource`](macro@resource),
+//!   [`prompt`](macro@prompt), [`form`](macro@form), [`schema`](macro@schema),
+//!   [`main!`].
+//! - The server: [`Server`], [`ServerBuilder`], and dynamic entries
+//!   ([`ToolEntry`], [`ResourceEntry`], [`PromptEntry`]).
+//! - Extractors, parameters filled from the request: [`Context`],
+//!   [`Cancellation`], [`State`], [`Input`] (any [`FromContext`] type).
+//! - What handlers return: [`Json`], [`Blob`], [`Flow`] and [`Outcome`],
+//!   or any [`IntoToolResult`] / [`IntoResourceContents`] /
+//!   [`IntoPromptResult`] type; errors are [`McpError`].
+//! - Transports: [`transport::stdio`], [`transport::http`] (a server, and a
+//!   tower `Service` for axum), and the shared command line [`cli`].
+//! - The wire types of MCP 2026-07-28: [`protocol`].
+//!
+//! How it is built inside (one-way layers, one home per spec concept) is
+//! described in the repository's `ARCHITECTURE.md`.
 #![warn(missing_docs)]
 
-pub mod cli;
-pub mod completion;
-pub mod connection;
-mod content;
-pub mod context;
-pub mod discover;
-pub mod dispatch;
-pub mod error;
-pub mod headers;
-pub mod jsonrpc;
-pub mod legacy;
-pub mod meta;
-pub mod mrtr;
-pub mod outbound;
-mod panic;
-pub mod prompts;
+// Layers, bottom up; each module imports only from the layers below it
+// (tests/layers.rs checks it against ARCHITECTURE.md).
 pub mod protocol;
-pub mod registry;
-pub mod resources;
-pub mod server;
-mod state;
-pub mod subscriptions;
-pub mod textarg;
-pub mod tools;
+
+mod cancel;
+mod error;
+mod headers;
+mod jsonrpc;
+mod meta;
+mod method;
+mod outbound;
+mod panic;
+
+mod content;
+mod mrtr;
+mod prompts;
+mod resources;
+mod schema;
+mod session;
+mod textarg;
+mod tools;
+
+mod server;
+
+mod dispatch;
+mod legacy;
+
+mod connection;
+
 pub mod transport;
 
-pub use context::{Cancellation, Context, FromContext};
+pub mod cli;
+
+pub use cancel::Cancellation;
+pub use content::Json;
 pub use error::{ErrorCode, McpError};
 pub use mcp_macros::{form, prompt, resource, schema, tool};
-pub use mrtr::{Ask, Elicited, Flow, Halt, Input, Outcome, Sampled, Sampling};
-pub use server::{BuildError, Server, ServerBuilder};
-pub use state::State;
-pub use tools::{IntoToolResult, Json};
+pub use meta::RequestMeta;
+pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired, Outcome, Sampled, Sampling};
+pub use prompts::IntoPromptResult;
+pub use resources::{Blob, IntoResourceContents};
+pub use server::{
+    BuildError, CacheHint, Config, Context, FromContext, PromptEntry, ResourceEntry, Server, ServerBuilder,
+    ServerEvent, State, ToolEntry,
+};
+pub use tools::IntoToolResult;
 
-/// Re-exported so that users need no direct dependency on them.
-pub use {linkme, schemars, serde, serde_json};
+/// Re-exported so that users need no direct dependency on them (dynamic
+/// entries take `serde_json` maps; `#[schema]` types derive through these).
+pub use {schemars, serde, serde_json};
+
+/// The environment variable with the keys that seal `requestState`:
+/// comma-separated base64 32-byte keys, newest first (older keys still open
+/// states sealed before a rotation). Every replica needs the same keys.
+pub const REQUEST_STATE_KEYS_ENV: &str = mrtr::seal::KEYS_ENV;
+
+/// A new random `requestState` key, base64: a value for
+/// [`REQUEST_STATE_KEYS_ENV`].
+///
+/// ```
+/// let key = mcp_runtime::generate_request_state_key();
+/// assert_eq!(key.len(), 44);
+/// ```
+pub fn generate_request_state_key() -> String {
+    mrtr::seal::Sealer::generate_key()
+}
 
 /// Everything a server author usually needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::context::{Cancellation, Context};
     pub use crate::mrtr::{Ask, Elicited, Flow, Halt, Input, Sampling};
     pub use crate::protocol::{
         AudioContent, ContentBlock, EmbeddedResource, ImageContent, LoggingLevel, PromptMessage, ResourceLink, Role,
         TextContent,
     };
     pub use crate::resources::Blob;
-    pub use crate::{form, prompt, resource, schema, tool, Json, McpError, Outcome, Server, State};
+    pub use crate::{
+        form, prompt, resource, schema, tool, Cancellation, Context, Json, McpError, Outcome, Server, State,
+    };
 }
 
 /// The `serverInfo` of the crate this expands in: the binary's name (or the
@@ -117,23 +162,35 @@ macro_rules! main {
 /// What the macros' generated code uses. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::context::{Context, FromContext};
     pub use crate::mrtr::form::{assert_field, ElicitForm, FormEnum, FormField};
     pub use crate::mrtr::Outcome;
-    pub use crate::prompts::{IntoPromptResult, PromptArgDef, PromptDef, PromptFuture, RegisteredPrompt};
+    pub use crate::prompts::IntoPromptResult;
     pub use crate::protocol::{CacheScope, CallToolResult, GetPromptResult, ResourceContents};
-    pub use crate::registry::{PROMPTS, RESOURCES, TOOLS};
-    pub use crate::resources::{CompleterDef, IntoResourceContents, RegisteredResource, ResourceDef, ResourceFuture};
-    pub use crate::textarg::schema_values;
-    pub use crate::tools::{
-        decode_arguments, input_schema_for, probe, AnnotationHints, ArgSpec, IntoToolResult, RegisteredTool, ToolDef,
-        ToolFuture,
+    pub use crate::resources::IntoResourceContents;
+    pub use crate::schema::input_schema_for;
+    pub use crate::server::entry::{
+        AnnotationHints, CompleterDef, PromptArgDef, PromptDef, PromptFuture, RegisteredPrompt, RegisteredResource,
+        RegisteredTool, ResourceDef, ResourceFuture, ToolDef, ToolFuture,
     };
+    pub use crate::server::registry::{PROMPTS, RESOURCES, TOOLS};
+    pub use crate::server::{Context, FromContext};
+    pub use crate::textarg::schema_values;
+    pub use crate::tools::{decode_arguments, probe, ArgSpec, IntoToolResult};
     pub use linkme;
     pub use schemars;
     pub use serde;
     pub use serde_json;
     pub use serde_json::value::RawValue;
+
+    /// The internals the benchmarks and fuzz targets drive directly: the
+    /// framing and the dispatcher, without a transport.
+    pub mod engine {
+        pub use crate::dispatch::{handle_request, Reply, Scope};
+        pub use crate::headers::HeaderFacts;
+        pub use crate::jsonrpc::{encode_error, parse, Message, Rejected, Request};
+        pub use crate::mrtr::seal::{Binding, Sealed, Sealer, REJECTED};
+        pub use crate::resources::template::{percent_decode, UriTemplate};
+    }
 
     /// Wraps a finished outcome as a tool future.
     pub fn ready(outcome: Result<Outcome<CallToolResult>, crate::McpError>) -> ToolFuture {

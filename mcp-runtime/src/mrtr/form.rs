@@ -42,7 +42,7 @@ pub const fn assert_field<T: FormField + ?Sized>() {}
 /// of the elicitation subset (titles from variant docs, no `format` but the
 /// four string formats the subset allows, `null` types removed).
 pub fn requested_schema<T: ElicitForm>() -> Value {
-    let schema = crate::tools::input_schema_for::<T>(false);
+    let schema = crate::schema::input_schema_for::<T>(false);
     let mut out = Map::new();
     out.insert("type".into(), Value::String("object".into()));
     let mut props = Map::new();

@@ -2,7 +2,6 @@
 
 use super::form::{requested_schema, ElicitForm};
 use super::{Flow, Halt, InputRequired, MrtrScope};
-use crate::context::{Context, FromContext};
 use crate::error::McpError;
 use crate::protocol::{ClientCapabilities, Root};
 use serde::de::DeserializeOwned;
@@ -50,15 +49,10 @@ impl std::fmt::Debug for Input {
     }
 }
 
-impl FromContext for Input {
-    fn from_context(ctx: &Context) -> Result<Self, McpError> {
-        let scope = ctx.scope.mrtr.clone().ok_or_else(|| {
-            McpError::internal("Input is only available in tools/call, prompts/get and resources/read handlers")
-        })?;
-        Ok(Input {
-            scope,
-            caps: ctx.scope.meta.client_capabilities.clone(),
-        })
+impl Input {
+    /// The `Input` of a handler run in an MRTR round.
+    pub(crate) fn new(scope: Arc<MrtrScope>, caps: Arc<ClientCapabilities>) -> Self {
+        Input { scope, caps }
     }
 }
 

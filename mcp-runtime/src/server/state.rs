@@ -1,6 +1,6 @@
 //! Application state shared with handlers: the [`State<T>`] extractor.
 
-use crate::context::{Context, FromContext};
+use super::{Context, FromContext};
 use crate::error::McpError;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

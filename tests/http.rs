@@ -144,7 +144,11 @@ async fn start() -> TestServer {
 }
 
 async fn start_with(config: HttpConfig) -> TestServer {
-    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
     let http = HttpServer::bind(server.clone(), "127.0.0.1:0", config)
         .await
         .expect("bind an ephemeral loopback port");
@@ -1058,7 +1062,11 @@ async fn the_endpoint_path_is_configurable() {
 
 #[tokio::test]
 async fn the_tower_service_is_served_at_any_mount_path() {
-    let server = Server::builder().name("mounted").version("0.0.1").build();
+    let server = Server::builder()
+        .name("mounted")
+        .version("0.0.1")
+        .build()
+        .expect("the server builds");
     let mut service = McpService::new(server);
     let request = |uri: &str, host: Option<&str>, body: Vec<u8>| {
         let mut b = Request::builder().method(Method::POST).uri(uri);
@@ -1243,7 +1251,11 @@ async fn a_request_without_host_is_400() {
 
 #[tokio::test]
 async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams() {
-    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
     let http = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
         .await
         .unwrap();
@@ -1303,7 +1315,11 @@ async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams()
 
 #[tokio::test]
 async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
-    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
     let config = HttpConfig {
         shutdown_grace: Duration::from_millis(200),
         ..HttpConfig::default()

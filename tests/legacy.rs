@@ -68,7 +68,7 @@ impl Stdio {
         let (cw, sr) = tokio::io::duplex(1 << 16);
         let (sw, cr) = tokio::io::duplex(1 << 16);
         tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-            Server::builder().build(),
+            Server::builder().build().expect("the server builds"),
             sr,
             sw,
         ));
@@ -184,7 +184,7 @@ async fn modern_only_mode_refuses_initialize_naming_the_supported_versions() {
     let (cw, sr) = tokio::io::duplex(1 << 16);
     let (sw, cr) = tokio::io::duplex(1 << 16);
     tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-        Server::builder().modern_only().build(),
+        Server::builder().modern_only().build().expect("the server builds"),
         sr,
         sw,
     ));
@@ -282,9 +282,13 @@ const JSON: (&str, &str) = ("content-type", "application/json");
 const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
 
 async fn start(config: HttpConfig) -> std::net::SocketAddr {
-    let server = HttpServer::bind(Server::builder().build(), "127.0.0.1:0", config)
-        .await
-        .unwrap();
+    let server = HttpServer::bind(
+        Server::builder().build().expect("the server builds"),
+        "127.0.0.1:0",
+        config,
+    )
+    .await
+    .unwrap();
     let addr = server.local_addr().unwrap();
     tokio::spawn(server.serve_until(std::future::pending()));
     addr

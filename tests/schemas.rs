@@ -1482,7 +1482,13 @@ fn non_json_returns_have_no_output_schema() {
 // ---------------------------------------------------------------------------
 
 fn server() -> support::StdioClient {
-    support::StdioClient::start(Server::builder().name("schemas-test").version("1.0.0").build())
+    support::StdioClient::start(
+        Server::builder()
+            .name("schemas-test")
+            .version("1.0.0")
+            .build()
+            .expect("the server builds"),
+    )
 }
 
 #[tokio::test]

@@ -60,7 +60,7 @@ async fn chatty(ctx: Context) -> String {
 }
 
 fn client() -> StdioClient {
-    StdioClient::start(Server::builder().build())
+    StdioClient::start(Server::builder().build().expect("the server builds"))
 }
 
 #[tokio::test]

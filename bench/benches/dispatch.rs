@@ -10,7 +10,7 @@
 //!   that elicits through `Input`; the first call seals a `requestState`, the
 //!   retry with `inputResponses` and that state unseals it and completes;
 //!   `round` is both, extracting the state from the first answer;
-//! - `startup/build`: `Server::builder().build()`, which derives the schemas of
+//! - `startup/build`: `Server::builder().build().expect("the server builds")`, which derives the schemas of
 //!   the `#[tool]`s registered in this binary (the four below).
 //!
 //! `cargo bench -p mcp-bench --bench dispatch`.
@@ -142,7 +142,10 @@ fn benches(c: &mut Criterion) {
         .unwrap();
 
     // tools/call
-    let server = Server::builder().request_state_keys(vec![[7; 32]]).build();
+    let server = Server::builder()
+        .request_state_keys(vec![[7; 32]])
+        .build()
+        .expect("the server builds");
     let call = request_bytes(
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "hello"}, "_meta": meta(json!({}))}),
@@ -173,7 +176,10 @@ fn benches(c: &mut Criterion) {
             args["text"].as_str().unwrap_or_default().to_owned()
         }));
     }
-    let listing = builder.request_state_keys(vec![[7; 32]]).build();
+    let listing = builder
+        .request_state_keys(vec![[7; 32]])
+        .build()
+        .expect("the server builds");
     let list = request_bytes("tools/list", json!({"_meta": meta(json!({}))}));
     let out = rt.block_on(dispatch(&listing, &list));
     assert_eq!(result(&out)["tools"].as_array().map(Vec::len), Some(100));
@@ -232,7 +238,9 @@ fn benches(c: &mut Criterion) {
 
     // start-up: schema generation of the registered tools
     let mut group = c.benchmark_group("startup");
-    group.bench_function("build", |b| b.iter(|| black_box(Server::builder().build())));
+    group.bench_function("build", |b| {
+        b.iter(|| black_box(Server::builder().build().expect("the server builds")))
+    });
     group.finish();
 }
 

@@ -162,6 +162,7 @@ macro_rules! main {
 /// What the macros' generated code uses. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::error::McpError;
     pub use crate::mrtr::form::{assert_field, ElicitForm, FormEnum, FormField};
     pub use crate::mrtr::Outcome;
     pub use crate::prompts::IntoPromptResult;

@@ -393,7 +393,8 @@ fn sizes() {
     let server = mcp_runtime::Server::builder()
         .empty()
         .request_state_keys(vec![[1; 32]])
-        .build();
+        .build()
+        .expect("the server builds");
     let Ok(Message::Request(request)) = parse(listen_call(1).as_bytes()) else {
         panic!("not a request")
     };

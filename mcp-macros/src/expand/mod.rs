@@ -87,7 +87,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
         fn __mcp_convert(v: #output) -> ::core::result::Result<
             ::mcp_runtime::__private::Outcome<::mcp_runtime::__private::CallToolResult>,
-            ::mcp_runtime::McpError,
+            ::mcp_runtime::__private::McpError,
         > {
             ::mcp_runtime::__private::IntoToolResult::into_tool_result(v)
         }
@@ -194,12 +194,12 @@ pub fn schema(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         syn::parse2(item).map_err(|e| syn::Error::new(e.span(), "#[schema] applies to a struct or an enum"))?;
     Ok(quote! {
         #[derive(
-            ::mcp_runtime::serde::Serialize,
-            ::mcp_runtime::serde::Deserialize,
-            ::mcp_runtime::schemars::JsonSchema
+            ::mcp_runtime::__private::serde::Serialize,
+            ::mcp_runtime::__private::serde::Deserialize,
+            ::mcp_runtime::__private::schemars::JsonSchema
         )]
-        #[serde(crate = "::mcp_runtime::serde")]
-        #[schemars(crate = "::mcp_runtime::schemars")]
+        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[schemars(crate = "::mcp_runtime::__private::schemars")]
         #item
     })
 }
@@ -223,12 +223,12 @@ pub fn form(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     }
     let derives = quote! {
         #[derive(
-            ::mcp_runtime::serde::Serialize,
-            ::mcp_runtime::serde::Deserialize,
-            ::mcp_runtime::schemars::JsonSchema
+            ::mcp_runtime::__private::serde::Serialize,
+            ::mcp_runtime::__private::serde::Deserialize,
+            ::mcp_runtime::__private::schemars::JsonSchema
         )]
-        #[serde(crate = "::mcp_runtime::serde")]
-        #[schemars(crate = "::mcp_runtime::schemars")]
+        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[schemars(crate = "::mcp_runtime::__private::schemars")]
     };
     let impls = match &input.data {
         syn::Data::Struct(s) => {

@@ -20,6 +20,8 @@ pub struct ServerBuilder {
     state: StateMap,
     state_keys: Option<Vec<[u8; 32]>>,
     state_ttl: Option<std::time::Duration>,
+    /// A registration that failed, reported by [`ServerBuilder::build`].
+    error: Option<BuildError>,
 }
 
 impl ServerBuilder {
@@ -29,9 +31,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves only the registered tools, prompts and resources with these
-    /// names (or URIs), plus explicit ones.
-    pub fn only_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+    /// Serves, of the link-time registry, only the tools, prompts,
+    /// resources and templates whose name (or URI) is listed; what is added
+    /// explicitly is served too.
+    pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
         self.only = Some(names.into_iter().map(Into::into).collect());
         self
     }
@@ -52,7 +55,9 @@ impl ServerBuilder {
     pub fn resource<T: RegisteredResource>(mut self) -> Self {
         match ResourceEntry::from_def(T::DEF) {
             Ok(entry) => self.parts.resources.push(entry),
-            Err(e) => tracing::error!("{e}"),
+            Err(e) => {
+                self.error.get_or_insert(BuildError::InvalidTemplate(e));
+            }
         }
         self
     }
@@ -144,9 +149,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server, or says why it cannot be built (duplicate or
-    /// invalid names).
-    pub fn try_build(self) -> Result<Server, BuildError> {
+    /// Builds the server, or says why it cannot be built: duplicate or
+    /// invalid names, a malformed input schema or URI template, malformed
+    /// `requestState` keys. Nothing is served until this succeeds, and it
+    /// never ends the process: [`main!`](crate::main!) reports the error and
+    /// exits with status 2.
+    pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         let mut parts = Parts::default();
         let wanted = |name: &str| self.only.as_ref().is_none_or(|only| only.iter().any(|n| n == name));
         if !self.explicit {
@@ -225,18 +236,5 @@ impl ServerBuilder {
                 ephemeral_key,
             }),
         })
-    }
-
-    /// Builds the server; on a [`BuildError`] logs it and exits the process
-    /// with status 2 (a start-up error, before any request is served).
-    pub fn build(self) -> Server {
-        match self.try_build() {
-            Ok(server) => server,
-            Err(e) => {
-                tracing::error!("cannot start the MCP server: {e}");
-                eprintln!("error: cannot start the MCP server: {e}");
-                std::process::exit(2);
-            }
-        }
     }
 }

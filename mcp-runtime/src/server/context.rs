@@ -169,7 +169,7 @@ impl Context {
 /// Implement it for your own types, and mark such parameters `#[extract]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
-    note = "parameters marked #[extract] (or named Context, Cancellation, State) must implement `FromContext`"
+    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
 )]
 pub trait FromContext: Sized {
     /// Builds the value from the request context.

@@ -143,7 +143,7 @@ pub(crate) struct ServerInner {
 ///     format!("Hello, {name}!")
 /// }
 ///
-/// let server = Server::builder().name("greeter").version("1.0.0").try_build().unwrap();
+/// let server = Server::builder().name("greeter").version("1.0.0").build().unwrap();
 /// assert!(server.tool_names().contains(&"greet".to_string()));
 /// ```
 #[derive(Clone)]

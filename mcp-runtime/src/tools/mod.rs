@@ -9,10 +9,6 @@ pub use args::{decode_arguments, probe, ArgSpec};
 pub use output::IntoToolResult;
 pub(crate) use output::{error_result, write_call_result};
 
-/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Za-z0-9_.-`.
-pub fn is_valid_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
+/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Za-z0-9_.-`
+/// (the rule `#[tool]` checks at compile time, from the same source).
+pub(crate) use mcp_grammar::is_valid_tool_name as is_valid_name;

@@ -166,7 +166,7 @@ pub mod __private {
     pub use crate::mrtr::form::{assert_field, ElicitForm, FormEnum, FormField};
     pub use crate::mrtr::Outcome;
     pub use crate::prompts::IntoPromptResult;
-    pub use crate::protocol::{CacheScope, CallToolResult, GetPromptResult, ResourceContents};
+    pub use crate::protocol::{CacheScope, CallToolResult, ClientCapability, GetPromptResult, ResourceContents};
     pub use crate::resources::IntoResourceContents;
     pub use crate::schema::input_schema_for;
     pub use crate::server::entry::{

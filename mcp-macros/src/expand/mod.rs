@@ -93,7 +93,19 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
     };
     let twin_doc = format!("The registered MCP tool `{name}` (see the function `{fn_name}`).");
-    let requires = &tool.attr.requires;
+    let requires: Vec<TokenStream> = tool
+        .attr
+        .requires
+        .iter()
+        .map(|name| {
+            let variant = match name.as_str() {
+                "sampling" => quote!(Sampling),
+                "roots" => quote!(Roots),
+                _ => quote!(Elicitation),
+            };
+            quote!(::mcp_runtime::__private::ClientCapability::#variant)
+        })
+        .collect();
     let (args_struct, destructure) = match tool.whole() {
         Some(w) => {
             let (ident, ty) = (&w.ident, &w.ty);

@@ -79,18 +79,13 @@ pub(crate) async fn call(
 }
 
 /// -32021 unless the client declared every capability in `required`.
-pub(crate) fn check_required(required: &[String], caps: &crate::protocol::ClientCapabilities) -> Result<(), McpError> {
+pub(crate) fn check_required(
+    required: &[crate::protocol::ClientCapability],
+    caps: &crate::protocol::ClientCapabilities,
+) -> Result<(), McpError> {
     let mut missing = serde_json::Map::new();
-    for name in required {
-        let has = match name.as_str() {
-            "sampling" => caps.sampling.is_some(),
-            "elicitation" => caps.elicitation.is_some(),
-            "roots" => caps.roots.is_some(),
-            _ => true,
-        };
-        if !has {
-            missing.insert(name.clone(), serde_json::Value::Object(Default::default()));
-        }
+    for capability in required.iter().filter(|c| !c.is_declared_in(caps)) {
+        capability.add_to(&mut missing);
     }
     if missing.is_empty() {
         Ok(())

@@ -4,13 +4,14 @@ use super::form::{requested_schema, ElicitForm};
 use super::{Flow, Halt, InputRequired, MrtrScope};
 use crate::error::McpError;
 use crate::protocol::{
-    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ElicitAction, ElicitRequestFormParams,
-    ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, FormMode, InputRequest, ListRootsResult, ModelHint,
-    Role, Root, SamplingContent, SamplingMessage, SamplingMessageContentBlock, TextContent, UrlMode,
+    ClientCapabilities, ClientCapability, CreateMessageRequestParams, CreateMessageResult, ElicitAction,
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, FormMode, InputRequest,
+    ListRootsResult, ModelHint, Role, Root, SamplingContent, SamplingMessage, SamplingMessageContentBlock, TextContent,
+    UrlMode,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Asks the client for input from inside a `tools/call`, `prompts/get` or
@@ -184,45 +185,8 @@ pub struct Ask<T> {
     /// The request, or why it could not be built (a form type whose schema
     /// is outside the elicitation subset: reported when the ask is made).
     request: Result<InputRequest, String>,
-    capability: Capability,
+    capability: ClientCapability,
     parse: Box<dyn Fn(Value) -> Result<T, String> + Send + Sync>,
-}
-
-/// The client capability an input request needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Capability {
-    /// Form-mode elicitation (declared as `elicitation` or `elicitation.form`).
-    ElicitationForm,
-    /// URL-mode elicitation (`elicitation.url`).
-    ElicitationUrl,
-    /// `sampling`.
-    Sampling,
-    /// `roots`.
-    Roots,
-}
-
-impl Capability {
-    fn covered_by(self, caps: &ClientCapabilities) -> bool {
-        match self {
-            Capability::ElicitationForm => caps
-                .elicitation
-                .as_ref()
-                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-            Capability::ElicitationUrl => caps.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
-            Capability::Sampling => caps.sampling.is_some(),
-            Capability::Roots => caps.roots.is_some(),
-        }
-    }
-
-    /// How the missing capability is named in -32021's `requiredCapabilities`.
-    fn required(self) -> (&'static str, Value) {
-        match self {
-            Capability::ElicitationForm => ("elicitation", json!({})),
-            Capability::ElicitationUrl => ("elicitation", json!({"url": {}})),
-            Capability::Sampling => ("sampling", json!({})),
-            Capability::Roots => ("roots", json!({})),
-        }
-    }
 }
 
 /// An `elicitation/create` answer as the user's choice.
@@ -252,7 +216,7 @@ impl<T: ElicitForm + 'static> Ask<Elicited<T>> {
                     requested_schema,
                 }),
             }),
-            capability: Capability::ElicitationForm,
+            capability: ClientCapability::ElicitationForm,
             parse: Box::new(parse_elicited::<T>),
         }
     }
@@ -273,7 +237,7 @@ impl Ask<Elicited<()>> {
                 }),
             }),
             key,
-            capability: Capability::ElicitationUrl,
+            capability: ClientCapability::ElicitationUrl,
             parse: Box::new(|v| {
                 parse_elicited::<Value>(v).map(|e| match e {
                     Elicited::Accepted(_) => Elicited::Accepted(()),
@@ -291,7 +255,7 @@ impl Ask<Sampled> {
         Ask {
             key: key.into(),
             request: Ok(InputRequest::CreateMessage { params: request.params }),
-            capability: Capability::Sampling,
+            capability: ClientCapability::Sampling,
             parse: Box::new(|v| serde_json::from_value(v).map_err(|e| format!("not a sampling result: {e}"))),
         }
     }
@@ -305,7 +269,7 @@ impl Ask<Vec<Root>> {
             request: Ok(InputRequest::ListRoots {
                 params: Some(Default::default()),
             }),
-            capability: Capability::Roots,
+            capability: ClientCapability::Roots,
             parse: Box::new(|v| {
                 serde_json::from_value::<ListRootsResult>(v)
                     .map(|r| r.roots)
@@ -355,7 +319,7 @@ impl Pending {
     }
 
     fn add<T>(&mut self, ask: &Ask<T>, caps: &ClientCapabilities) {
-        if ask.capability.covered_by(caps) {
+        if ask.capability.is_declared_in(caps) {
             // The typed request, as the wire carries it.
             match ask.request.as_ref().map(serde_json::to_value) {
                 Ok(Ok(request)) => {
@@ -365,8 +329,7 @@ impl Pending {
                 Err(why) => self.broken = Some(format!("ask {:?}: {why}", ask.key)),
             }
         } else {
-            let (name, value) = ask.capability.required();
-            self.missing_caps.insert(name.to_owned(), value);
+            ask.capability.add_to(&mut self.missing_caps);
         }
     }
 

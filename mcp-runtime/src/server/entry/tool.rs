@@ -3,7 +3,7 @@
 
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::protocol::{CallToolResult, Tool, ToolAnnotations};
+use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations};
 use crate::server::Context;
 use crate::tools::{validate, IntoToolResult};
 use serde_json::value::RawValue;
@@ -50,7 +50,7 @@ pub struct ToolDef {
     /// The erased handler.
     pub call: fn(Option<&RawValue>, Context) -> ToolFuture,
     /// Client capabilities the tool always needs (`sampling`, `elicitation`, `roots`).
-    pub requires: &'static [&'static str],
+    pub requires: &'static [ClientCapability],
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -91,7 +91,7 @@ pub struct ToolEntry {
     /// `x-mcp-header` parameters: (property, header name).
     pub(crate) header_params: Vec<(String, String)>,
     /// Client capabilities the tool always needs.
-    pub(crate) requires: Vec<String>,
+    pub(crate) requires: Vec<ClientCapability>,
     /// Whether the input schema has constraints serde does not check.
     pub(crate) constrained: bool,
     pub(crate) handler: ToolHandler,
@@ -114,7 +114,7 @@ impl ToolEntry {
         let tool = def.to_tool();
         ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
-            requires: def.requires.iter().map(|r| (*r).to_owned()).collect(),
+            requires: def.requires.to_vec(),
             constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
@@ -175,8 +175,8 @@ impl ToolEntry {
 
     /// Declares client capabilities the tool always needs: a call from a
     /// client that lacks one fails with -32021 before the handler runs.
-    pub fn requires(mut self, capabilities: &[&str]) -> Self {
-        self.requires = capabilities.iter().map(|c| (*c).to_owned()).collect();
+    pub fn requires(mut self, capabilities: &[ClientCapability]) -> Self {
+        self.requires = capabilities.to_vec();
         self
     }
 

@@ -78,13 +78,15 @@ def resolved(target):
 
 def main():
     deps = dependencies()
-    names = [d.get("rename") or d["name"] for d in deps]
+    # The name the code uses (a rename, if any) -> the package cargo tree lists.
+    package_of = {(d.get("rename") or d["name"]): d["name"] for d in deps}
+    names = list(package_of)
     gated = gated_files()
     failed = 0
     for target, platform in TARGETS.items():
         have = resolved(target)
         need = used_crates(names, gated, platform)
-        missing = sorted(need - have)
+        missing = sorted(n for n in need if package_of[n] not in have)
         if missing:
             failed += 1
             print(f"portability {target}: MISSING {', '.join(missing)} (used by the code, not a dependency there)")

@@ -61,7 +61,13 @@ fn whoami(ctx: Context) -> String {
 }
 
 fn client() -> StdioClient {
-    StdioClient::start(Server::builder().name("core-test").version("9.9.9").build())
+    StdioClient::start(
+        Server::builder()
+            .name("core-test")
+            .version("9.9.9")
+            .build()
+            .expect("the server builds"),
+    )
 }
 
 fn error_code(v: &Value) -> i64 {
@@ -185,7 +191,7 @@ async fn discover_derives_capabilities_and_identifies_the_server() {
 
 #[tokio::test]
 async fn a_server_without_tools_has_no_tools_capability_and_no_tools_methods() {
-    let mut c = StdioClient::start(Server::builder().empty().build());
+    let mut c = StdioClient::start(Server::builder().empty().build().expect("the server builds"));
     let v = c.call(1, "server/discover", json!({})).await;
     assert!(v["result"]["capabilities"].get("tools").is_none(), "{v}");
     assert_eq!(error_code(&c.call(2, "tools/list", json!({})).await), -32601);
@@ -198,7 +204,7 @@ async fn a_server_without_tools_has_no_tools_capability_and_no_tools_methods() {
 
 #[tokio::test]
 async fn tools_list_is_sorted_paginated_and_cacheable() {
-    let mut c = StdioClient::start(Server::builder().page_size(4).build());
+    let mut c = StdioClient::start(Server::builder().page_size(4).build().expect("the server builds"));
     let mut names = Vec::new();
     let mut cursor: Option<String> = None;
     for id in 1..10 {

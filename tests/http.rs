@@ -8,23 +8,20 @@
 mod support;
 
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::{HeaderMap, Method, Request, Response, StatusCode};
+use hyper::body::Bytes;
+use hyper::{Method, Request, StatusCode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::ToolEntry;
 use mcp_runtime::transport::http::{HttpConfig, HttpServer, McpService};
+use mcp_runtime::ToolEntry;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::time::Duration;
-use support::{meta_with, validate_emitted};
+use support::http::*;
+use support::{eventually, meta_with, validate_emitted};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::task::JoinHandle;
-
-const VERSION: &str = "2026-07-28";
 
 // ---------------------------------------------------------------- tools
 
@@ -120,319 +117,6 @@ async fn slow(
     ctx.progress(0.0, None, Some("started"));
     tokio::time::sleep(Duration::from_secs(60)).await;
     format!("{tag} finished")
-}
-
-// ---------------------------------------------------------------- server
-
-/// A server on an ephemeral loopback port, stopped when dropped.
-struct TestServer {
-    addr: SocketAddr,
-    server: Server,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-async fn start() -> TestServer {
-    start_with(HttpConfig::default()).await
-}
-
-async fn start_with(config: HttpConfig) -> TestServer {
-    let server = Server::builder().name("http-test").version("1.2.3").build();
-    let http = HttpServer::bind(server.clone(), "127.0.0.1:0", config)
-        .await
-        .expect("bind an ephemeral loopback port");
-    let addr = http.local_addr().unwrap();
-    assert!(addr.ip().is_loopback() && addr.port() != 0);
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
-    TestServer {
-        addr,
-        server,
-        stop: Some(stop),
-    }
-}
-
-// ---------------------------------------------------------------- client
-
-/// One HTTP/1.1 connection: the request sender and the task driving it.
-struct Conn {
-    sender: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
-    task: JoinHandle<()>,
-}
-
-impl Drop for Conn {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-async fn connect(addr: SocketAddr) -> Conn {
-    let stream = TcpStream::connect(addr).await.expect("connect");
-    let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-        .await
-        .expect("handshake");
-    let task = tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    Conn { sender, task }
-}
-
-impl Conn {
-    async fn send(&mut self, request: Request<Full<Bytes>>) -> Response<Incoming> {
-        tokio::time::timeout(Duration::from_secs(10), self.sender.send_request(request))
-            .await
-            .expect("timed out waiting for the response head")
-            .expect("the request failed")
-    }
-}
-
-/// The headers a conforming client sends with a request for `method`.
-fn standard_headers(method: &str, name: Option<&str>) -> Vec<(String, String)> {
-    let mut h = vec![
-        ("content-type".to_owned(), "application/json".to_owned()),
-        ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
-        ("mcp-protocol-version".to_owned(), VERSION.to_owned()),
-        ("mcp-method".to_owned(), method.to_owned()),
-    ];
-    if let Some(name) = name {
-        h.push(("mcp-name".to_owned(), name.to_owned()));
-    }
-    h
-}
-
-/// Replaces (or, with `None`, removes) one header of a list.
-fn with_header(mut headers: Vec<(String, String)>, name: &str, value: Option<&str>) -> Vec<(String, String)> {
-    headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-    if let Some(v) = value {
-        headers.push((name.to_owned(), v.to_owned()));
-    }
-    headers
-}
-
-/// A request to `path` with a loopback `Host` unless the headers name one.
-fn build(
-    addr: SocketAddr,
-    http_method: Method,
-    path: &str,
-    headers: &[(String, String)],
-    body: Vec<u8>,
-) -> Request<Full<Bytes>> {
-    let mut b = Request::builder().method(http_method).uri(path);
-    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
-        b = b.header("host", addr.to_string());
-    }
-    for (n, v) in headers {
-        b = b.header(n.as_str(), v.as_str());
-    }
-    b.body(Full::new(Bytes::from(body))).unwrap()
-}
-
-/// A JSON-RPC request body with valid `_meta` merged into `params`.
-fn rpc(id: i64, method: &str, params: Value) -> Vec<u8> {
-    support::request(id, method, params).into_bytes()
-}
-
-/// A request body whose `params` are used as given (no `_meta` added).
-fn rpc_raw(id: i64, method: &str, params: Option<Value>) -> Vec<u8> {
-    let mut v = json!({"jsonrpc": "2.0", "id": id, "method": method});
-    if let Some(p) = params {
-        v["params"] = p;
-    }
-    v.to_string().into_bytes()
-}
-
-/// A `_meta` object with another protocol version.
-fn meta_version(version: &str) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-/// What a POST answered with a single body.
-struct Answer {
-    status: StatusCode,
-    headers: HeaderMap,
-    text: String,
-}
-
-impl Answer {
-    /// The body as one JSON-RPC message, schema-validated.
-    fn json(&self, method: Option<&str>) -> Value {
-        assert!(!self.text.contains('\n'), "not a single-line body: {:?}", self.text);
-        let v: Value = serde_json::from_str(&self.text).unwrap_or_else(|e| panic!("not JSON: {:?}: {e}", self.text));
-        validate_emitted(&v, method);
-        v
-    }
-
-    fn content_type(&self) -> &str {
-        self.headers
-            .get("content-type")
-            .map(|v| v.to_str().unwrap())
-            .unwrap_or("")
-    }
-}
-
-async fn read_all(response: Response<Incoming>) -> Answer {
-    let (parts, body) = response.into_parts();
-    let bytes = tokio::time::timeout(Duration::from_secs(10), body.collect())
-        .await
-        .expect("timed out reading the body")
-        .expect("reading the body")
-        .to_bytes();
-    Answer {
-        status: parts.status,
-        headers: parts.headers,
-        text: String::from_utf8(bytes.to_vec()).expect("a UTF-8 body"),
-    }
-}
-
-/// Sends one request on a fresh connection and reads its whole body.
-async fn exchange(addr: SocketAddr, http_method: Method, headers: &[(String, String)], body: Vec<u8>) -> Answer {
-    let mut conn = connect(addr).await;
-    let response = conn.send(build(addr, http_method, "/mcp", headers, body)).await;
-    read_all(response).await
-}
-
-async fn post(addr: SocketAddr, headers: &[(String, String)], body: Vec<u8>) -> Answer {
-    exchange(addr, Method::POST, headers, body).await
-}
-
-/// POSTs a request for `method` with the standard headers and reads one JSON answer.
-async fn call(addr: SocketAddr, id: i64, method: &str, name: Option<&str>, params: Value) -> (StatusCode, Value) {
-    let a = post(addr, &standard_headers(method, name), rpc(id, method, params)).await;
-    assert_eq!(a.content_type(), "application/json", "{}", a.text);
-    let v = a.json(Some(method));
-    (a.status, v)
-}
-
-fn error_code(v: &Value) -> i64 {
-    v["error"]["code"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("not an error: {v}"))
-}
-
-/// Asserts an HTTP status and a JSON-RPC error code (and the echoed id).
-fn assert_error(a: &Answer, method: Option<&str>, status: StatusCode, code: i64, id: Option<i64>) -> Value {
-    let v = a.json(method);
-    assert_eq!(a.status, status, "{v}");
-    assert_eq!(error_code(&v), code, "{v}");
-    match id {
-        Some(id) => assert_eq!(v["id"], json!(id), "the id is echoed: {v}"),
-        None => assert!(v.get("id").is_none(), "no readable id: {v}"),
-    }
-    v
-}
-
-/// A `text/event-stream` response read event by event.
-struct Sse {
-    body: Incoming,
-    buf: String,
-    comments: usize,
-    method: String,
-    _conn: Conn,
-}
-
-impl Sse {
-    fn open(response: Response<Incoming>, method: &str, conn: Conn) -> Self {
-        assert_eq!(response.status(), StatusCode::OK);
-        let h = response.headers();
-        assert_eq!(h["content-type"], "text/event-stream");
-        assert_eq!(h["x-accel-buffering"], "no");
-        assert!(h.get("mcp-session-id").is_none(), "no sessions in 2026-07-28");
-        Sse {
-            body: response.into_body(),
-            buf: String::new(),
-            comments: 0,
-            method: method.to_owned(),
-            _conn: conn,
-        }
-    }
-
-    /// The next event's message (validated), or `None` when the stream ends
-    /// or nothing arrives within `wait`.
-    async fn next_within(&mut self, wait: Duration) -> Option<Value> {
-        let deadline = tokio::time::Instant::now() + wait;
-        loop {
-            if let Some(end) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..end + 2).collect();
-                let mut data = Vec::new();
-                for line in block.lines() {
-                    if line.is_empty() {
-                        continue;
-                    }
-                    if line.starts_with(':') {
-                        self.comments += 1;
-                    } else if let Some(d) = line.strip_prefix("data:") {
-                        data.push(d.trim_start().to_owned());
-                    } else {
-                        assert!(
-                            line.starts_with("event:") || line.starts_with("id:") || line.starts_with("retry:"),
-                            "unexpected SSE line {line:?}"
-                        );
-                    }
-                }
-                if data.is_empty() {
-                    continue;
-                }
-                assert_eq!(data.len(), 1, "one single-line data field per event: {block:?}");
-                let v: Value =
-                    serde_json::from_str(&data[0]).unwrap_or_else(|e| panic!("not JSON: {:?}: {e}", data[0]));
-                let method = v.get("id").is_some().then_some(self.method.as_str());
-                validate_emitted(&v, method);
-                return Some(v);
-            }
-            let frame = match tokio::time::timeout_at(deadline, self.body.frame()).await {
-                Err(_) => return None,
-                Ok(None) => {
-                    assert!(self.buf.trim().is_empty(), "stream ended mid-event: {:?}", self.buf);
-                    return None;
-                }
-                Ok(Some(frame)) => frame.expect("reading the stream"),
-            };
-            if let Ok(data) = frame.into_data() {
-                self.buf.push_str(std::str::from_utf8(&data).expect("UTF-8 stream"));
-            }
-        }
-    }
-
-    async fn next(&mut self) -> Value {
-        self.next_within(Duration::from_secs(5))
-            .await
-            .expect("an event within 5 s")
-    }
-}
-
-/// POSTs a request expected to answer with an event stream.
-async fn open_stream(addr: SocketAddr, id: i64, method: &str, name: Option<&str>, params: Value) -> Sse {
-    let mut conn = connect(addr).await;
-    let response = conn
-        .send(build(
-            addr,
-            Method::POST,
-            "/mcp",
-            &standard_headers(method, name),
-            rpc(id, method, params),
-        ))
-        .await;
-    Sse::open(response, method, conn)
-}
-
-async fn eventually(what: &str, cond: impl Fn() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while !cond() {
-        assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 // ---------------------------------------------------------------- tests
@@ -1058,7 +742,11 @@ async fn the_endpoint_path_is_configurable() {
 
 #[tokio::test]
 async fn the_tower_service_is_served_at_any_mount_path() {
-    let server = Server::builder().name("mounted").version("0.0.1").build();
+    let server = Server::builder()
+        .name("mounted")
+        .version("0.0.1")
+        .build()
+        .expect("the server builds");
     let mut service = McpService::new(server);
     let request = |uri: &str, host: Option<&str>, body: Vec<u8>| {
         let mut b = Request::builder().method(Method::POST).uri(uri);
@@ -1205,24 +893,6 @@ async fn a_post_without_content_type_is_415_and_not_processed() {
     assert_eq!(a.status, StatusCode::OK, "{}", a.text);
 }
 
-/// Sends raw bytes on a fresh connection and reads the response head and body.
-async fn raw_exchange(addr: SocketAddr, request: String) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw))
-        .await
-        .expect("the server answers and closes")
-        .unwrap();
-    let raw = String::from_utf8(raw).unwrap();
-    let status = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = raw
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
-}
-
 #[tokio::test]
 async fn a_request_without_host_is_400() {
     let s = start().await;
@@ -1243,7 +913,11 @@ async fn a_request_without_host_is_400() {
 
 #[tokio::test]
 async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams() {
-    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
     let http = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
         .await
         .unwrap();
@@ -1303,7 +977,11 @@ async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams()
 
 #[tokio::test]
 async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
-    let server = Server::builder().name("http-test").version("1.2.3").build();
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
     let config = HttpConfig {
         shutdown_grace: Duration::from_millis(200),
         ..HttpConfig::default()

@@ -68,7 +68,7 @@ impl Stdio {
         let (cw, sr) = tokio::io::duplex(1 << 16);
         let (sw, cr) = tokio::io::duplex(1 << 16);
         tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-            Server::builder().build(),
+            Server::builder().build().expect("the server builds"),
             sr,
             sw,
         ));
@@ -184,7 +184,7 @@ async fn modern_only_mode_refuses_initialize_naming_the_supported_versions() {
     let (cw, sr) = tokio::io::duplex(1 << 16);
     let (sw, cr) = tokio::io::duplex(1 << 16);
     tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-        Server::builder().modern_only().build(),
+        Server::builder().modern_only().build().expect("the server builds"),
         sr,
         sw,
     ));
@@ -282,9 +282,13 @@ const JSON: (&str, &str) = ("content-type", "application/json");
 const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
 
 async fn start(config: HttpConfig) -> std::net::SocketAddr {
-    let server = HttpServer::bind(Server::builder().build(), "127.0.0.1:0", config)
-        .await
-        .unwrap();
+    let server = HttpServer::bind(
+        Server::builder().build().expect("the server builds"),
+        "127.0.0.1:0",
+        config,
+    )
+    .await
+    .unwrap();
     let addr = server.local_addr().unwrap();
     tokio::spawn(server.serve_until(std::future::pending()));
     addr
@@ -486,4 +490,35 @@ async fn a_response_nobody_waits_for_is_rejected() {
     validate_legacy(m, None);
     assert_eq!(m["error"]["code"], -32600, "{m}");
     assert_eq!(m["id"], "s-1", "{m}");
+}
+
+/// Found by the `dispatch` fuzz target: a second `initialize` on one stdio
+/// process opened a second session whose event forwarder was never stopped,
+/// so the server never exited after stdin closed.
+#[tokio::test]
+async fn a_second_initialize_is_an_error_and_the_server_still_exits_on_eof() {
+    let (cw, sr) = tokio::io::duplex(1 << 16);
+    let (sw, cr) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        Server::builder().build().expect("the server builds"),
+        sr,
+        sw,
+    ));
+    let mut c = Stdio {
+        w: cw,
+        r: BufReader::new(cr).lines(),
+        methods: Default::default(),
+    };
+    c.send(&init_request(1, "2025-11-25")).await;
+    assert_eq!(c.recv().await["result"]["protocolVersion"], "2025-11-25");
+    c.send(&init_request(2, "2025-11-25")).await;
+    let again = c.recv().await;
+    assert_eq!(again["id"], 2);
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    drop(c.w);
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("the server exits when stdin closes")
+        .unwrap()
+        .unwrap();
 }

@@ -115,7 +115,12 @@ fn code(v: &Value) -> i64 {
 }
 
 fn client() -> StdioClient {
-    StdioClient::start(Server::builder().request_state_keys(vec![[9; 32]]).build())
+    StdioClient::start(
+        Server::builder()
+            .request_state_keys(vec![[9; 32]])
+            .build()
+            .expect("the server builds"),
+    )
 }
 
 #[tokio::test]
@@ -231,7 +236,12 @@ async fn every_tampering_of_request_state_is_one_fixed_error() {
     flipped[mid] = if flipped[mid] == b'A' { b'B' } else { b'A' };
     let flipped = String::from_utf8(flipped).unwrap();
     let other_key = {
-        let mut other = StdioClient::start(Server::builder().request_state_keys(vec![[1; 32]]).build());
+        let mut other = StdioClient::start(
+            Server::builder()
+                .request_state_keys(vec![[1; 32]])
+                .build()
+                .expect("the server builds"),
+        );
         let v = other
             .call(1, "tools/call", params("order", args.clone(), caps_all(), json!({})))
             .await;
@@ -254,7 +264,11 @@ async fn every_tampering_of_request_state_is_one_fixed_error() {
         let extra = json!({"inputResponses": answer, "requestState": bad});
         let v = c.call(id, "tools/call", params(tool, args, caps_all(), extra)).await;
         assert_eq!(code(&v), -32602, "{what}: {v}");
-        assert_eq!(v["error"]["message"], mcp_runtime::mrtr::seal::REJECTED, "{what}");
+        assert_eq!(
+            v["error"]["message"],
+            mcp_runtime::__private::engine::REJECTED,
+            "{what}"
+        );
     }
     c.close().await.unwrap();
 }
@@ -264,7 +278,8 @@ async fn expired_and_rotated_out_states_are_rejected() {
     let short = Server::builder()
         .request_state_keys(vec![[3; 32]])
         .request_state_ttl(std::time::Duration::ZERO)
-        .build();
+        .build()
+        .expect("the server builds");
     let mut c = StdioClient::start(short);
     let v = c
         .call(
@@ -291,7 +306,12 @@ async fn expired_and_rotated_out_states_are_rejected() {
     c.close().await.unwrap();
 
     // Sealed with key A; a server with keys [B, A] opens it; one with [B] does not.
-    let mut a = StdioClient::start(Server::builder().request_state_keys(vec![[4; 32]]).build());
+    let mut a = StdioClient::start(
+        Server::builder()
+            .request_state_keys(vec![[4; 32]])
+            .build()
+            .expect("the server builds"),
+    );
     let v = a
         .call(
             1,
@@ -302,7 +322,12 @@ async fn expired_and_rotated_out_states_are_rejected() {
     a.close().await.unwrap();
     let state = v["result"]["requestState"].clone();
     let extra = json!({"requestState": state, "inputResponses": {"shipping": {"action": "decline"}}});
-    let mut rotated = StdioClient::start(Server::builder().request_state_keys(vec![[5; 32], [4; 32]]).build());
+    let mut rotated = StdioClient::start(
+        Server::builder()
+            .request_state_keys(vec![[5; 32], [4; 32]])
+            .build()
+            .expect("the server builds"),
+    );
     let v = rotated
         .call(
             1,
@@ -312,7 +337,12 @@ async fn expired_and_rotated_out_states_are_rejected() {
         .await;
     assert_eq!(v["result"]["content"][0]["text"], "declined");
     rotated.close().await.unwrap();
-    let mut retired = StdioClient::start(Server::builder().request_state_keys(vec![[5; 32]]).build());
+    let mut retired = StdioClient::start(
+        Server::builder()
+            .request_state_keys(vec![[5; 32]])
+            .build()
+            .expect("the server builds"),
+    );
     let v = retired
         .call(
             1,

@@ -5,7 +5,7 @@ mod support;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::ToolEntry;
+use mcp_runtime::ToolEntry;
 use serde_json::{json, Value};
 use support::StdioClient;
 
@@ -87,7 +87,7 @@ fn languages(prefix: &str) -> Vec<String> {
 fn noop() {}
 
 fn client() -> (StdioClient, Server) {
-    let server = Server::builder().build();
+    let server = Server::builder().build().expect("the server builds");
     (StdioClient::start(server.clone()), server)
 }
 
@@ -287,7 +287,10 @@ async fn a_panicking_completion_function_is_an_internal_error_and_the_server_liv
 
 #[tokio::test]
 async fn crafted_cursors_are_invalid_params_or_a_valid_page_never_a_panic() {
-    let server = Server::builder().page_size(usize::MAX).build();
+    let server = Server::builder()
+        .page_size(usize::MAX)
+        .build()
+        .expect("the server builds");
     let mut c = StdioClient::start(server);
     // A cursor the server could have issued, with a page size that overflows an offset sum.
     let v = c.call(1, "tools/list", json!({"cursor": "o1"})).await;
@@ -352,8 +355,8 @@ async fn subscriptions_acknowledge_then_deliver_only_what_was_asked() {
     // Cancelling the listen request ends the subscription: no more events.
     c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#)
         .await;
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert_eq!(server.listener_count(), 0);
+    let watched = server.clone();
+    support::eventually("the cancelled listener is gone", move || watched.listener_count() == 0).await;
     c.close().await.unwrap();
 }
 

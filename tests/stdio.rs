@@ -60,7 +60,7 @@ async fn chatty(ctx: Context) -> String {
 }
 
 fn client() -> StdioClient {
-    StdioClient::start(Server::builder().build())
+    StdioClient::start(Server::builder().build().expect("the server builds"))
 }
 
 #[tokio::test]
@@ -82,21 +82,14 @@ async fn cancelled_notification_stops_the_handler_and_suppresses_its_response() 
     let mut c = client();
     c.send(1, "tools/call", json!({"name": "forever", "arguments": {}}))
         .await;
-    for _ in 0..200 {
-        if STARTED.load(Ordering::SeqCst) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    assert!(STARTED.load(Ordering::SeqCst));
+    support::eventually("the handler started", || STARTED.load(Ordering::SeqCst)).await;
     c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}"#)
         .await;
     let v = c
         .call(2, "tools/call", json!({"name": "echo", "arguments": {"text": "after"}}))
         .await;
     assert_eq!(v["result"]["content"][0]["text"], "after");
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(DROPPED.load(Ordering::SeqCst), "the handler's future was dropped");
+    support::eventually("the handler's future is dropped", || DROPPED.load(Ordering::SeqCst)).await;
     assert!(SAW_CANCEL.load(Ordering::SeqCst), "the cancellation token fired");
     // Closing stdin ends the server at once: nothing is left running, and no
     // response to request 1 was ever written.

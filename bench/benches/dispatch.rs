@@ -1,6 +1,6 @@
 //! The dispatch path, bytes in → bytes out, through the public API only:
-//! `jsonrpc::parse` of the request bytes, then
-//! `Server::handle_request(&request, Scope::default())`, whose `Reply.body`
+//! the framing's `parse` of the request bytes, then the dispatcher's
+//! `handle_request(&server, &request, Scope::default())`, whose `Reply.body`
 //! is the encoded response. No transport.
 //!
 //! - `dispatch/tools_call_echo`: one `tools/call` of `echo`;
@@ -10,17 +10,16 @@
 //!   that elicits through `Input`; the first call seals a `requestState`, the
 //!   retry with `inputResponses` and that state unseals it and completes;
 //!   `round` is both, extracting the state from the first answer;
-//! - `startup/build`: `Server::builder().build()`, which derives the schemas of
+//! - `startup/build`: `Server::builder().build().expect("the server builds")`, which derives the schemas of
 //!   the `#[tool]`s registered in this binary (the four below).
 //!
 //! `cargo bench -p mcp-bench --bench dispatch`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use mcp_runtime::dispatch::Scope;
-use mcp_runtime::jsonrpc::{self, Message};
+use mcp_runtime::__private::engine::{self, handle_request, Message, Scope};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::ToolEntry;
+use mcp_runtime::ToolEntry;
 use serde_json::{json, Value};
 use std::hint::black_box;
 
@@ -124,8 +123,8 @@ fn request_bytes(method: &str, params: Value) -> Vec<u8> {
 }
 
 async fn dispatch(server: &Server, bytes: &[u8]) -> Vec<u8> {
-    match jsonrpc::parse(bytes) {
-        Ok(Message::Request(request)) => server.handle_request(&request, Scope::default()).await.body,
+    match engine::parse(bytes) {
+        Ok(Message::Request(request)) => handle_request(server, &request, Scope::default()).await.body,
         _ => panic!("not a request"),
     }
 }
@@ -143,7 +142,10 @@ fn benches(c: &mut Criterion) {
         .unwrap();
 
     // tools/call
-    let server = Server::builder().request_state_keys(vec![[7; 32]]).build();
+    let server = Server::builder()
+        .request_state_keys(vec![[7; 32]])
+        .build()
+        .expect("the server builds");
     let call = request_bytes(
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "hello"}, "_meta": meta(json!({}))}),
@@ -174,7 +176,10 @@ fn benches(c: &mut Criterion) {
             args["text"].as_str().unwrap_or_default().to_owned()
         }));
     }
-    let listing = builder.request_state_keys(vec![[7; 32]]).build();
+    let listing = builder
+        .request_state_keys(vec![[7; 32]])
+        .build()
+        .expect("the server builds");
     let list = request_bytes("tools/list", json!({"_meta": meta(json!({}))}));
     let out = rt.block_on(dispatch(&listing, &list));
     assert_eq!(result(&out)["tools"].as_array().map(Vec::len), Some(100));
@@ -233,7 +238,9 @@ fn benches(c: &mut Criterion) {
 
     // start-up: schema generation of the registered tools
     let mut group = c.benchmark_group("startup");
-    group.bench_function("build", |b| b.iter(|| black_box(Server::builder().build())));
+    group.bench_function("build", |b| {
+        b.iter(|| black_box(Server::builder().build().expect("the server builds")))
+    });
     group.finish();
 }
 

@@ -15,7 +15,7 @@ mod schema_tool;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;
-use mcp_runtime::tools::ToolEntry;
+use mcp_runtime::ToolEntry;
 use std::time::Duration;
 
 /// Returns a simple text response.

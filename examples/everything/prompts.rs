@@ -1,8 +1,8 @@
 //! Prompts of the fixture.
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::prompts::PromptEntry;
 use mcp_runtime::protocol::Prompt;
+use mcp_runtime::PromptEntry;
 use mcp_runtime::{BuildError, Server};
 
 /// A simple prompt without arguments.

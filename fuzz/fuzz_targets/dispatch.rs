@@ -25,7 +25,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::jsonrpc::{self, Message};
+use mcp_runtime::__private::engine::jsonrpc::{self, Message};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::RequestId;
 use mcp_runtime_fuzz::{check_message, id_value, CODES};
@@ -233,7 +233,8 @@ fn env() -> &'static Env {
             // requestState keep opening.
             .request_state_keys(vec![[7; 32]])
             .request_state_ttl(Duration::from_secs(100 * 365 * 24 * 3600))
-            .build(),
+            .build()
+            .expect("the fuzz server builds"),
         debug: std::env::var_os("MCP_FUZZ_DEBUG").is_some(),
     })
 }
@@ -364,7 +365,7 @@ fn check(lines: &[&[u8]], out: &[&[u8]]) {
             }
             Ok(Message::Request(r)) => {
                 let id = id_value(&r.id);
-                let long_lived = mcp_runtime::dispatch::Method::parse(&r.method).is_some_and(|m| m.is_long_lived());
+                let long_lived = mcp_runtime::__private::engine::dispatch::is_long_lived(&r.method);
                 if long_lived {
                     assert!(ids.len() <= 1, "{responses:?}");
                 } else {

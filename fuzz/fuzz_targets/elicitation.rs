@@ -16,8 +16,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::dispatch::Scope;
-use mcp_runtime::jsonrpc::{self, Message};
+use mcp_runtime::__private::engine::dispatch::Scope;
+use mcp_runtime::__private::engine::jsonrpc::{self, Message};
 use mcp_runtime::prelude::*;
 use mcp_runtime_fuzz::check_message;
 use serde_json::{json, Value};
@@ -81,7 +81,8 @@ fn env() -> &'static Env {
             .name("fuzz")
             .version("0.0.0")
             .request_state_keys(vec![[7; 32]])
-            .build(),
+            .build()
+            .expect("the fuzz server builds"),
     })
 }
 
@@ -155,7 +156,7 @@ fuzz_target!(|data: &[u8]| {
     let env = env();
     let reply = env
         .runtime
-        .block_on(env.server.handle_request(&request, Scope::default()));
+        .block_on(mcp_runtime::__private::engine::handle_request(&env.server, &request, Scope::default()));
     let v = check_message(&reply.body);
     assert_eq!(v["id"], 7);
     let expected = if answer.is_null() {

@@ -22,10 +22,10 @@
 
 use base64::Engine;
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::error::ErrorCode;
-use mcp_runtime::headers::{decode_value, HeaderFacts};
-use mcp_runtime::jsonrpc;
-use mcp_runtime::meta::{self, MetaSlot};
+use mcp_runtime::ErrorCode;
+use mcp_runtime::__private::engine::headers::{decode_value, HeaderFacts};
+use mcp_runtime::__private::engine::jsonrpc;
+use mcp_runtime::__private::engine::meta::{self, MetaSlot};
 use mcp_runtime_fuzz::check_error;
 
 fn mismatch(e: &mcp_runtime::McpError) {
@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
 
     // decode_value on every header value and on the fields.
     for value in map.values() {
-        check_decode(&mcp_runtime::headers::text(value));
+        check_decode(&mcp_runtime::__private::engine::headers::text(value));
     }
     check_decode(&method);
     check_decode(name.as_deref().unwrap_or_default());

@@ -1,6 +1,6 @@
 //! JSON-RPC framing: `jsonrpc::parse` on arbitrary bytes, then, for a
 //! request, the dispatcher's one pass over its params (`dispatch::Head`,
-//! through the `fuzzing` feature) and `meta::validate` of its `_meta`, over
+//! through `__private::engine`) and `meta::validate` of its `_meta`, over
 //! stdio and over HTTP with headers that mirror the body.
 //!
 //! Invariants: no panic; every error encodes as one line of valid JSON-RPC;
@@ -12,11 +12,11 @@
 
 use base64::Engine;
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::error::ErrorCode;
-use mcp_runtime::fuzzing::{head_required, head_string, read_head};
-use mcp_runtime::headers::HeaderFacts;
-use mcp_runtime::jsonrpc::{self, Message};
-use mcp_runtime::meta;
+use mcp_runtime::ErrorCode;
+use mcp_runtime::__private::engine::head::{head_required, head_string, read_head};
+use mcp_runtime::__private::engine::headers::HeaderFacts;
+use mcp_runtime::__private::engine::jsonrpc::{self, Message};
+use mcp_runtime::__private::engine::meta;
 use mcp_runtime::McpError;
 use mcp_runtime_fuzz::{check_error, check_message, id_value};
 use serde_json::value::RawValue;

@@ -19,7 +19,7 @@
 
 use base64::Engine;
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::mrtr::seal::{Binding, Sealed, Sealer};
+use mcp_runtime::__private::engine::seal::{Binding, Sealed, Sealer};
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 use std::time::Duration;

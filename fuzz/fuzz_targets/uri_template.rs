@@ -12,7 +12,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::resources::template::{percent_decode, UriTemplate};
+use mcp_runtime::__private::engine::template::{percent_decode, UriTemplate};
 
 const FIXED: &[&str] = &[
     "test://template/{id}/data",

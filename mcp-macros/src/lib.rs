@@ -1,17 +1,43 @@
 //! Procedural macros of `mcp-runtime`: `#[tool]`, `#[resource]`, `#[prompt]` and `#[schema]`.
 //!
 //! Use them through `mcp-runtime`, which re-exports them; the generated code
-//! refers to `::mcp_runtime`. Each macro goes parse → model → expand:
-//! [`parse`] reads the attribute and the function with `syn`, [`model`]
-//! checks them and decides what every parameter is, [`expand`] writes the
-//! code. Errors carry the span of the user's code that caused them.
+//! names one path, `::mcp_runtime::__private`. Each macro goes parse → model
+//! → check → expand, like serde_derive, with one error collector
+//! ([`ctxt::Ctxt`]) carried through the first three: [`parse`] reads the
+//! attribute and the function with `syn`, [`model`] decides what every
+//! parameter is, [`check`] applies the rules, and only an item with no
+//! error reaches [`expand`], which writes the code. Every error of an item is
+//! reported at once, at the span of the user's code that caused it.
 
 use proc_macro::TokenStream;
 
+mod check;
+mod ctxt;
 mod docs;
 mod expand;
 mod model;
 mod parse;
+
+use ctxt::Ctxt;
+
+/// Runs the steps of one item: `read` (parse and model), `check`, then
+/// `expand` if nothing was recorded.
+fn run<M>(
+    read: impl FnOnce(&Ctxt) -> Option<M>,
+    check: impl FnOnce(&Ctxt, &M),
+    expand: impl FnOnce(&M) -> proc_macro2::TokenStream,
+) -> TokenStream {
+    let cx = Ctxt::new();
+    let model = read(&cx);
+    if let Some(m) = &model {
+        check(&cx, m);
+    }
+    match (cx.check(), model) {
+        (Ok(()), Some(m)) => expand(&m).into(),
+        (Err(e), _) => e.to_compile_error().into(),
+        (Ok(()), None) => TokenStream::new(),
+    }
+}
 
 /// Turns a plain function into an MCP tool, registered at link time.
 ///
@@ -33,13 +59,11 @@ mod parse;
 /// extractors and return types.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let result = parse::tool(attr.into(), item.into())
-        .and_then(model::Tool::from_parsed)
-        .map(|tool| expand::tool(&tool));
-    match result {
-        Ok(tokens) => tokens.into(),
-        Err(e) => e.to_compile_error().into(),
-    }
+    run(
+        |cx| parse::tool(cx, attr.into(), item.into()).map(|p| model::Tool::from_parsed(cx, p)),
+        check::tool,
+        expand::tool,
+    )
 }
 
 /// Derives `Serialize`, `Deserialize` and `JsonSchema` through
@@ -67,13 +91,11 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// on a parameter completes it.
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let result = parse::resource(attr.into(), item.into())
-        .and_then(model::Resource::from_parsed)
-        .map(|r| expand::resource(&r));
-    match result {
-        Ok(tokens) => tokens.into(),
-        Err(e) => e.to_compile_error().into(),
-    }
+    run(
+        |cx| parse::resource(cx, attr.into(), item.into()).map(|p| model::Resource::from_parsed(cx, p)),
+        check::resource,
+        expand::resource,
+    )
 }
 
 /// Turns a plain function into an MCP prompt, registered at link time. Its
@@ -89,13 +111,11 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let result = parse::prompt(attr.into(), item.into())
-        .and_then(model::Prompt::from_parsed)
-        .map(|p| expand::prompt(&p));
-    match result {
-        Ok(tokens) => tokens.into(),
-        Err(e) => e.to_compile_error().into(),
-    }
+    run(
+        |cx| parse::prompt(cx, attr.into(), item.into()).map(|p| model::Prompt::from_parsed(cx, p)),
+        check::prompt,
+        expand::prompt,
+    )
 }
 
 /// Makes a struct an elicitation form (or a unit-only enum a select field

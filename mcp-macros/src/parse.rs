@@ -1,11 +1,15 @@
-//! Parse: the `#[tool(...)]` attribute and the annotated function, as syn
-//! gives them, with unknown keys rejected at their span.
+//! Parse: the macro's attribute and the annotated function, as syn gives
+//! them. Every problem is recorded in the [`Ctxt`] and reading goes on, so
+//! that one compile shows all of them: unknown keys, keys given twice and
+//! malformed values, each at its span.
 
-use proc_macro2::{Span, TokenStream};
+use crate::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{ItemFn, LitBool, LitStr};
 
-/// A string attribute value and where it was written.
+/// An attribute value and where it was written.
 pub struct WithSpan<T> {
     pub value: T,
     pub span: Span,
@@ -31,80 +35,6 @@ pub struct ParsedTool {
     pub func: ItemFn,
 }
 
-const KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires";
-
-fn flag(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<bool> {
-    if meta.input.peek(syn::Token![=]) {
-        Ok(meta.value()?.parse::<LitBool>()?.value)
-    } else {
-        Ok(true)
-    }
-}
-
-/// Parses the attribute arguments and the item.
-pub fn tool(attr: TokenStream, item: TokenStream) -> syn::Result<ParsedTool> {
-    let func: ItemFn = syn::parse2(item).map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            "#[tool] applies to a function: `fn name(args) -> Output { ... }`",
-        )
-    })?;
-    let mut out = ToolAttr::default();
-    let parser = syn::meta::parser(|meta| {
-        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        match key.as_str() {
-            "name" => {
-                let lit: LitStr = meta.value()?.parse()?;
-                out.name = Some(WithSpan {
-                    value: lit.value(),
-                    span: lit.span(),
-                });
-            }
-            "title" => out.title = Some(meta.value()?.parse::<LitStr>()?.value()),
-            "description" => out.description = Some(meta.value()?.parse::<LitStr>()?.value()),
-            "read_only" => out.read_only = Some(flag(&meta)?),
-            "destructive" => out.destructive = Some(flag(&meta)?),
-            "idempotent" => out.idempotent = Some(flag(&meta)?),
-            "open_world" => out.open_world = Some(flag(&meta)?),
-            "keep_defs" => out.keep_defs = flag(&meta)?,
-            "requires" => meta.parse_nested_meta(|cap| {
-                let name = cap.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                if !matches!(name.as_str(), "sampling" | "elicitation" | "roots") {
-                    return Err(cap.error("expected a client capability: sampling, elicitation or roots"));
-                }
-                out.requires.push(name);
-                Ok(())
-            })?,
-            _ => {
-                return Err(syn::Error::new(
-                    meta.path.span(),
-                    format!("unknown #[tool] attribute key `{key}`; expected one of: {KEYS}"),
-                ))
-            }
-        }
-        Ok(())
-    });
-    syn::parse::Parser::parse2(parser, attr)?;
-    Ok(ParsedTool { attr: out, func })
-}
-
-fn string(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<WithSpan<String>> {
-    let lit: LitStr = meta.value()?.parse()?;
-    Ok(WithSpan {
-        value: lit.value(),
-        span: lit.span(),
-    })
-}
-
-fn item_fn(item: TokenStream, m: &str) -> syn::Result<ItemFn> {
-    syn::parse2(item).map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            format!("{m} applies to a function: `fn name(args) -> Output {{ ... }}`"),
-        )
-    })
-}
-
 /// The keys of `#[resource(...)]`.
 #[derive(Default)]
 pub struct ResourceAttr {
@@ -125,41 +55,6 @@ pub struct ParsedResource {
     pub attr_span: Span,
 }
 
-const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope";
-
-/// Parses `#[resource(...)]` and its function.
-pub fn resource(attr: TokenStream, item: TokenStream) -> syn::Result<ParsedResource> {
-    let attr_span = attr.span();
-    let func = item_fn(item, "#[resource]")?;
-    let mut out = ResourceAttr::default();
-    let parser = syn::meta::parser(|meta| {
-        let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        match key.as_str() {
-            "uri" => out.uri = Some(string(&meta)?),
-            "uri_template" => out.uri_template = Some(string(&meta)?),
-            "name" => out.name = Some(string(&meta)?.value),
-            "title" => out.title = Some(string(&meta)?.value),
-            "description" => out.description = Some(string(&meta)?.value),
-            "mime_type" => out.mime_type = Some(string(&meta)?.value),
-            "ttl_ms" => out.ttl_ms = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?),
-            "cache_scope" => out.cache_scope = Some(string(&meta)?),
-            _ => {
-                return Err(syn::Error::new(
-                    meta.path.span(),
-                    format!("unknown #[resource] attribute key `{key}`; expected one of: {RESOURCE_KEYS}"),
-                ))
-            }
-        }
-        Ok(())
-    });
-    syn::parse::Parser::parse2(parser, attr)?;
-    Ok(ParsedResource {
-        attr: out,
-        func,
-        attr_span,
-    })
-}
-
 /// The keys of `#[prompt(...)]`.
 #[derive(Default)]
 pub struct PromptAttr {
@@ -174,25 +69,163 @@ pub struct ParsedPrompt {
     pub func: ItemFn,
 }
 
-/// Parses `#[prompt(...)]` and its function.
-pub fn prompt(attr: TokenStream, item: TokenStream) -> syn::Result<ParsedPrompt> {
-    let func = item_fn(item, "#[prompt]")?;
-    let mut out = PromptAttr::default();
+const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires";
+const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope";
+const PROMPT_KEYS: &str = "name, title, description";
+
+/// A flag (`key`) or a boolean (`key = false`).
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    if meta.input.peek(syn::Token![=]) {
+        Ok(meta.value()?.parse::<LitBool>()?.value)
+    } else {
+        Ok(true)
+    }
+}
+
+/// `key = "text"`, with the literal's span.
+fn string(meta: &ParseNestedMeta<'_>) -> syn::Result<WithSpan<String>> {
+    let lit: LitStr = meta.value()?.parse()?;
+    Ok(WithSpan {
+        value: lit.value(),
+        span: lit.span(),
+    })
+}
+
+/// Skips what is left of a key's value, up to the next `,`.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    while !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        meta.input.parse::<TokenTree>()?;
+    }
+    Ok(())
+}
+
+/// Reads `#[m(key = value, flag, ...)]`: `read` reads the value of a known
+/// key (returning `false` for an unknown one). Each key is accepted once.
+fn read_keys(
+    cx: &Ctxt,
+    attr: TokenStream,
+    m: &str,
+    keys: &str,
+    mut read: impl FnMut(&str, &ParseNestedMeta<'_>) -> syn::Result<bool>,
+) {
+    let mut seen: Vec<String> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-        match key.as_str() {
-            "name" => out.name = Some(string(&meta)?),
-            "title" => out.title = Some(string(&meta)?.value),
-            "description" => out.description = Some(string(&meta)?.value),
-            _ => {
-                return Err(syn::Error::new(
+        if seen.contains(&key) {
+            cx.error(
+                meta.path.span(),
+                format!("`{key}` is given twice in {m}: give each key once"),
+            );
+            return skip_value(&meta);
+        }
+        seen.push(key.clone());
+        match read(&key, &meta) {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                cx.error(
                     meta.path.span(),
-                    format!("unknown #[prompt] attribute key `{key}`; expected one of: name, title, description"),
-                ))
+                    format!("unknown {m} attribute key `{key}`; expected one of: {keys}"),
+                );
+                skip_value(&meta)
+            }
+            Err(e) => {
+                cx.syn_error(e);
+                skip_value(&meta)
             }
         }
-        Ok(())
     });
-    syn::parse::Parser::parse2(parser, attr)?;
-    Ok(ParsedPrompt { attr: out, func })
+    if let Err(e) = syn::parse::Parser::parse2(parser, attr) {
+        cx.syn_error(e);
+    }
+}
+
+/// The annotated function, or `None` (recorded) when the item is not one.
+fn item_fn(cx: &Ctxt, item: TokenStream, m: &str) -> Option<ItemFn> {
+    match syn::parse2(item) {
+        Ok(func) => Some(func),
+        Err(e) => {
+            cx.error(
+                e.span(),
+                format!("{m} applies to a function: `fn name(args) -> Output {{ ... }}`"),
+            );
+            None
+        }
+    }
+}
+
+/// Parses `#[tool(...)]` and its function.
+pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedTool> {
+    let mut out = ToolAttr::default();
+    read_keys(cx, attr, "#[tool]", TOOL_KEYS, |key, meta| {
+        match key {
+            "name" => out.name = Some(string(meta)?),
+            "title" => out.title = Some(string(meta)?.value),
+            "description" => out.description = Some(string(meta)?.value),
+            "read_only" => out.read_only = Some(flag(meta)?),
+            "destructive" => out.destructive = Some(flag(meta)?),
+            "idempotent" => out.idempotent = Some(flag(meta)?),
+            "open_world" => out.open_world = Some(flag(meta)?),
+            "keep_defs" => out.keep_defs = flag(meta)?,
+            "requires" => meta.parse_nested_meta(|cap| {
+                let name = cap.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                if !matches!(name.as_str(), "sampling" | "elicitation" | "roots") {
+                    cx.error(
+                        cap.path.span(),
+                        "expected a client capability: sampling, elicitation or roots",
+                    );
+                } else if out.requires.contains(&name) {
+                    cx.error(cap.path.span(), format!("`{name}` is required twice"));
+                } else {
+                    out.requires.push(name);
+                }
+                Ok(())
+            })?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
+    let func = item_fn(cx, item, "#[tool]")?;
+    Some(ParsedTool { attr: out, func })
+}
+
+/// Parses `#[resource(...)]` and its function.
+pub fn resource(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedResource> {
+    let attr_span = attr.span();
+    let mut out = ResourceAttr::default();
+    read_keys(cx, attr, "#[resource]", RESOURCE_KEYS, |key, meta| {
+        match key {
+            "uri" => out.uri = Some(string(meta)?),
+            "uri_template" => out.uri_template = Some(string(meta)?),
+            "name" => out.name = Some(string(meta)?.value),
+            "title" => out.title = Some(string(meta)?.value),
+            "description" => out.description = Some(string(meta)?.value),
+            "mime_type" => out.mime_type = Some(string(meta)?.value),
+            "ttl_ms" => out.ttl_ms = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?),
+            "cache_scope" => out.cache_scope = Some(string(meta)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
+    let func = item_fn(cx, item, "#[resource]")?;
+    Some(ParsedResource {
+        attr: out,
+        func,
+        attr_span,
+    })
+}
+
+/// Parses `#[prompt(...)]` and its function.
+pub fn prompt(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedPrompt> {
+    let mut out = PromptAttr::default();
+    read_keys(cx, attr, "#[prompt]", PROMPT_KEYS, |key, meta| {
+        match key {
+            "name" => out.name = Some(string(meta)?),
+            "title" => out.title = Some(string(meta)?.value),
+            "description" => out.description = Some(string(meta)?.value),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    });
+    let func = item_fn(cx, item, "#[prompt]")?;
+    Some(ParsedPrompt { attr: out, func })
 }

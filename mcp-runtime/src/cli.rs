@@ -102,7 +102,7 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         return ExitCode::SUCCESS;
     }
     init_logging();
-    let server = match configure(Server::builder().info(info)).try_build() {
+    let server = match configure(Server::builder().info(info)).build() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: cannot start the MCP server: {e}");

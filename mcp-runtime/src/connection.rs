@@ -5,9 +5,10 @@
 //! Transports feed it raw messages and forward what it puts on the outbound
 //! channel; it is where stream-level bookkeeping lives, not routing.
 
-use crate::context::{Cancellation, Outbound};
+use crate::cancel::Cancellation;
 use crate::dispatch::{Reply, Scope};
 use crate::jsonrpc::{self, Message};
+use crate::outbound::Outbound;
 use crate::protocol::RequestId;
 use crate::server::Server;
 use serde::Deserialize;
@@ -20,7 +21,7 @@ type InFlight = Arc<Mutex<HashMap<RequestId, (Cancellation, AbortHandle, bool)>>
 /// One peer's message stream.
 pub struct Connection {
     server: Server,
-    session: Option<Arc<crate::legacy::Session>>,
+    session: Option<Arc<crate::session::Session>>,
     forwarder: Option<AbortHandle>,
     outbound: Outbound,
     in_flight: InFlight,
@@ -59,10 +60,14 @@ impl Connection {
                     .outbound
                     .send(Reply::error(rejected.id.as_ref(), &rejected.error).body);
             }
+            // The first `initialize` opens the process's session; a later one
+            // is a request of that session (and answered as an error there).
             Ok(Message::Request(request))
-                if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) =>
+                if request.method == "initialize"
+                    && self.session.is_none()
+                    && !crate::meta::has_protocol_version(request.params.as_deref()) =>
             {
-                let reply = match self.server.initialize(&request, None) {
+                let reply = match crate::legacy::initialize(&self.server, &request, None) {
                     Ok((session, body)) => {
                         let forward =
                             crate::legacy::events::forward(self.server.clone(), session.clone(), self.outbound.clone());
@@ -77,7 +82,7 @@ impl Connection {
             Ok(Message::Request(request)) => self.spawn(request),
             Ok(Message::Notification(n)) => {
                 if n.method == "notifications/cancelled" {
-                    let params = crate::dispatch::parse_params::<CancelledParams>(n.params.as_deref());
+                    let params = crate::jsonrpc::parse_params::<CancelledParams>(n.params.as_deref());
                     if let Ok(p) = params {
                         if let Some((cancel, abort, _)) = lock(&self.in_flight).remove(&p.request_id) {
                             cancel.cancel();
@@ -105,7 +110,7 @@ impl Connection {
         let cancel = Cancellation::new();
         let id = request.id.clone();
         let task_cancel = cancel.clone();
-        let long_lived = crate::dispatch::Method::parse(&request.method).is_some_and(|m| m.is_long_lived());
+        let long_lived = crate::method::Method::parse(&request.method).is_some_and(|m| m.is_long_lived());
         // The lock is held across the spawn so that the task's own removal
         // cannot run before its entry is inserted.
         let mut table = lock(&self.in_flight);
@@ -118,7 +123,7 @@ impl Connection {
                 principal: None,
                 session,
             };
-            let reply = server.handle_request(&request, scope).await;
+            let reply = crate::dispatch::handle_request(&server, &request, scope).await;
             lock(&in_flight).remove(&request.id);
             if !task_cancel.is_cancelled() {
                 let _ = outbound.send(reply.body);
@@ -146,7 +151,7 @@ impl Connection {
 impl Connection {
     /// Answers a message the transport itself had to reject (for example an
     /// over-long line) with an error without an id.
-    pub fn receive_rejected(&mut self, error: &crate::McpError) {
+    pub fn receive_rejected(&mut self, error: &crate::error::McpError) {
         let _ = self.outbound.send(Reply::error(None, error).body);
     }
 }

@@ -89,3 +89,23 @@ impl ContentBlock {
         ContentBlock::Text(TextContent::new(text))
     }
 }
+
+/// Structured output: the value becomes the result's `structuredContent`
+/// (any JSON value, no wrapper object), a text block carries the same JSON,
+/// and the tool advertises `outputSchema` derived from `T`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// #[mcp_runtime::schema]
+/// struct Sum { total: i64 }
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> Json<Sum> {
+///     Json(Sum { total: a + b })
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Json<T>(pub T);

@@ -133,28 +133,10 @@ pub(crate) fn raw_str(raw: &RawValue) -> Option<std::borrow::Cow<'_, str>> {
     }
 }
 
-/// The method names served or sent on every request, as statics.
-const KNOWN_METHODS: &[&str] = &[
-    "tools/call",
-    "tools/list",
-    "resources/read",
-    "resources/list",
-    "resources/templates/list",
-    "prompts/get",
-    "prompts/list",
-    "completion/complete",
-    "server/discover",
-    "subscriptions/listen",
-    "initialize",
-    "ping",
-    "notifications/initialized",
-    "notifications/cancelled",
-    "notifications/progress",
-];
-
 fn intern(method: Cow<'_, str>) -> Cow<'static, str> {
-    match KNOWN_METHODS.iter().find(|m| **m == method) {
-        Some(m) => Cow::Borrowed(m),
+    // Known names are static: no allocation on the usual path.
+    match crate::method::Method::parse(&method) {
+        Some(m) => Cow::Borrowed(m.as_str()),
         None => Cow::Owned(method.into_owned()),
     }
 }
@@ -339,6 +321,13 @@ pub fn encode_request<P: Serialize>(id: &RequestId, method: &str, params: &P) ->
         params,
     };
     serde_json::to_vec(&out).unwrap_or_default()
+}
+
+/// Parses a method's params (`_meta` inside is ignored here: it is read by
+/// [`crate::meta`]); absent params read as `{}`, a mismatch is -32602.
+pub(crate) fn parse_params<'a, T: serde::Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, McpError> {
+    let text = params.map(RawValue::get).unwrap_or("{}");
+    serde_json::from_str(text).map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
 }
 
 #[cfg(test)]

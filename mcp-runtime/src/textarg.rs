@@ -43,7 +43,7 @@ fn collect(schema: &Value, out: &mut Vec<String>) {
 
 /// The completion candidates of a parameter of type `T` (from its schema).
 pub fn schema_values<T: schemars::JsonSchema>() -> Vec<String> {
-    let schema = crate::tools::input_schema_for::<T>(false);
+    let schema = crate::schema::input_schema_for::<T>(false);
     enumerated_values(&schema)
 }
 

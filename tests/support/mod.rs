@@ -2,6 +2,8 @@
 //! the official JSON Schema, and an in-memory stdio client.
 #![allow(dead_code)]
 
+pub mod http;
+
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -300,4 +302,14 @@ pub fn example_binary(name: &str) -> PathBuf {
     target
         .join("debug/examples")
         .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+}
+
+/// Waits (at most 5 s) until `cond` holds: a wait on a condition, never a
+/// fixed sleep.
+pub async fn eventually(what: &str, cond: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !cond() {
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }

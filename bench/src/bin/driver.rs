@@ -389,27 +389,23 @@ async fn idle(label: &str, addr: &str, n: u64, pid: u32) -> Result<()> {
 /// Every in-flight request (and every open `subscriptions/listen` stream)
 /// holds one `Server::handle_request` future, boxed by the HTTP transport.
 fn sizes() {
-    use mcp_runtime::jsonrpc::{parse, Message};
+    use mcp_runtime::__private::engine::{handle_request, parse, Message, Scope};
     let server = mcp_runtime::Server::builder()
         .empty()
         .request_state_keys(vec![[1; 32]])
-        .build();
+        .build()
+        .expect("the server builds");
     let Ok(Message::Request(request)) = parse(listen_call(1).as_bytes()) else {
         panic!("not a request")
     };
-    let future = server.handle_request(&request, mcp_runtime::dispatch::Scope::default());
+    let future = handle_request(&server, &request, Scope::default());
     row(
         "future_bytes",
         "ours",
         "handle_request",
         std::mem::size_of_val(&future) as f64,
     );
-    row(
-        "future_bytes",
-        "ours",
-        "scope",
-        std::mem::size_of::<mcp_runtime::dispatch::Scope>() as f64,
-    );
+    row("future_bytes", "ours", "scope", std::mem::size_of::<Scope>() as f64);
 }
 
 // ---------------------------------------------------------------- generated crates

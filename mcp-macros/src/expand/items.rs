@@ -109,7 +109,7 @@ pub fn resource(r: &Resource) -> TokenStream {
     let output_check = quote_spanned! {output.span()=>
         fn __mcp_convert(v: #output, uri: &str) -> ::core::result::Result<
             ::mcp_runtime::__private::Outcome<::std::vec::Vec<::mcp_runtime::__private::ResourceContents>>,
-            ::mcp_runtime::McpError,
+            ::mcp_runtime::__private::McpError,
         > {
             ::mcp_runtime::__private::IntoResourceContents::into_contents(v, uri, #mime)
         }
@@ -201,7 +201,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
     let output_check = quote_spanned! {output.span()=>
         fn __mcp_convert(v: #output) -> ::core::result::Result<
             ::mcp_runtime::__private::Outcome<::mcp_runtime::__private::GetPromptResult>,
-            ::mcp_runtime::McpError,
+            ::mcp_runtime::__private::McpError,
         > {
             ::mcp_runtime::__private::IntoPromptResult::into_prompt_result(v)
         }

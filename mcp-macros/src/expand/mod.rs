@@ -87,13 +87,25 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
         fn __mcp_convert(v: #output) -> ::core::result::Result<
             ::mcp_runtime::__private::Outcome<::mcp_runtime::__private::CallToolResult>,
-            ::mcp_runtime::McpError,
+            ::mcp_runtime::__private::McpError,
         > {
             ::mcp_runtime::__private::IntoToolResult::into_tool_result(v)
         }
     };
     let twin_doc = format!("The registered MCP tool `{name}` (see the function `{fn_name}`).");
-    let requires = &tool.attr.requires;
+    let requires: Vec<TokenStream> = tool
+        .attr
+        .requires
+        .iter()
+        .map(|name| {
+            let variant = match name.as_str() {
+                "sampling" => quote!(Sampling),
+                "roots" => quote!(Roots),
+                _ => quote!(Elicitation),
+            };
+            quote!(::mcp_runtime::__private::ClientCapability::#variant)
+        })
+        .collect();
     let (args_struct, destructure) = match tool.whole() {
         Some(w) => {
             let (ident, ty) = (&w.ident, &w.ty);
@@ -194,12 +206,12 @@ pub fn schema(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         syn::parse2(item).map_err(|e| syn::Error::new(e.span(), "#[schema] applies to a struct or an enum"))?;
     Ok(quote! {
         #[derive(
-            ::mcp_runtime::serde::Serialize,
-            ::mcp_runtime::serde::Deserialize,
-            ::mcp_runtime::schemars::JsonSchema
+            ::mcp_runtime::__private::serde::Serialize,
+            ::mcp_runtime::__private::serde::Deserialize,
+            ::mcp_runtime::__private::schemars::JsonSchema
         )]
-        #[serde(crate = "::mcp_runtime::serde")]
-        #[schemars(crate = "::mcp_runtime::schemars")]
+        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[schemars(crate = "::mcp_runtime::__private::schemars")]
         #item
     })
 }
@@ -223,12 +235,12 @@ pub fn form(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     }
     let derives = quote! {
         #[derive(
-            ::mcp_runtime::serde::Serialize,
-            ::mcp_runtime::serde::Deserialize,
-            ::mcp_runtime::schemars::JsonSchema
+            ::mcp_runtime::__private::serde::Serialize,
+            ::mcp_runtime::__private::serde::Deserialize,
+            ::mcp_runtime::__private::schemars::JsonSchema
         )]
-        #[serde(crate = "::mcp_runtime::serde")]
-        #[schemars(crate = "::mcp_runtime::schemars")]
+        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[schemars(crate = "::mcp_runtime::__private::schemars")]
     };
     let impls = match &input.data {
         syn::Data::Struct(s) => {

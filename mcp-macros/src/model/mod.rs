@@ -1,8 +1,10 @@
-//! Model: what the tool *is*, checked. Every parameter is classified as an
-//! argument (part of the input schema) or an extractor (filled from the
-//! request context); names are validated; unsupported shapes are rejected
-//! with a span on the user's code.
+//! Model: what the item *is*. Every parameter is classified as an argument
+//! (part of the input schema), the whole arguments object, or an extractor
+//! (filled from the request context). Problems found while reading a
+//! parameter go to the [`Ctxt`]; the rules about shapes and names live in
+//! [`crate::check`].
 
+use crate::ctxt::Ctxt;
 use syn::spanned::Spanned;
 use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
 
@@ -14,8 +16,16 @@ pub use prompt::Prompt;
 pub use resource::Resource;
 pub use tool::Tool;
 
-/// Type names recognised as extractors without `#[extract]`.
-const EXTRACTORS: &[&str] = &["Context", "Cancellation", "State", "Input"];
+/// Type names recognised as extractors without `#[extract]`, with whether
+/// the framework's type takes generic arguments (`State<T>` does; the
+/// others do not), so that a user's `State` without them, or `Context<T>`,
+/// is not taken for one. `#[arg]` forces a parameter to be an argument.
+const EXTRACTORS: &[(&str, bool)] = &[
+    ("Context", false),
+    ("Cancellation", false),
+    ("State", true),
+    ("Input", false),
+];
 
 pub enum ParamKind {
     /// `#[arguments]`: receives the whole arguments object; its type's schema
@@ -85,31 +95,23 @@ fn parse_complete(attr: &Attribute) -> syn::Result<(syn::Path, bool)> {
     out.ok_or_else(|| syn::Error::new(attr.span(), "expected #[complete(with = path::to::fn)]"))
 }
 
-/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Za-z0-9_.-`.
-pub fn valid_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-}
-
 fn is_extractor_type(ty: &Type) -> bool {
-    match ty {
-        Type::Path(p) => p
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| EXTRACTORS.contains(&s.ident.to_string().as_str())),
-        _ => false,
-    }
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    let generic = !matches!(last.arguments, syn::PathArguments::None);
+    EXTRACTORS
+        .iter()
+        .any(|(name, takes_generics)| last.ident == name && generic == *takes_generics)
 }
 
 /// Reads `rename = "..."` and `default` out of `#[serde(...)]` attributes.
-fn serde_facts(attrs: &[Attribute]) -> syn::Result<(Option<String>, bool)> {
+fn serde_facts(cx: &Ctxt, attrs: &[Attribute]) -> (Option<String>, bool) {
     let mut rename = None;
     let mut has_default = false;
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        attr.parse_nested_meta(|meta| {
+        let read = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("rename") {
                 rename = Some(meta.value()?.parse::<syn::LitStr>()?.value());
             } else if meta.path.is_ident("flatten") {
@@ -127,117 +129,103 @@ fn serde_facts(attrs: &[Attribute]) -> syn::Result<(Option<String>, bool)> {
                 meta.input.parse::<proc_macro2::Group>()?;
             }
             Ok(())
-        })?;
+        });
+        if let Err(e) = read {
+            cx.syn_error(e);
+        }
     }
-    Ok((rename, has_default))
+    (rename, has_default)
 }
 
-pub fn param(arg: &mut FnArg, rules: ParamRules) -> syn::Result<Param> {
+/// Classifies one parameter; `None` (recorded) when it cannot be read at all.
+pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
     let m = rules.macro_name;
     let typed = match arg {
         FnArg::Receiver(r) => {
-            return Err(syn::Error::new_spanned(
+            cx.error_spanned_by(
                 r,
                 format!("{m} functions cannot take `self`: write a free function, and share state with the `State<T>` extractor"),
-            ))
+            );
+            return None;
         }
         FnArg::Typed(t) => t,
     };
     let ident = match &*typed.pat {
         Pat::Ident(p) if p.subpat.is_none() => p.ident.clone(),
         other => {
-            return Err(syn::Error::new(
+            cx.error(
                 other.span(),
                 format!("{m} parameters must be plain names (`name: Type`), not patterns"),
-            ))
+            );
+            return None;
         }
     };
     let mut carried = Vec::new();
-    let mut marked_extract = false;
+    let mut marked_extract = None;
+    let mut marked_arg = None;
     let mut whole = false;
     let mut complete = None;
     for attr in std::mem::take(&mut typed.attrs) {
         let path = attr.path();
         if path.is_ident("extract") {
-            marked_extract = true;
+            marked_extract = Some(attr.span());
+        } else if path.is_ident("arg") {
+            marked_arg = Some(attr.span());
         } else if rules.schema_attrs && path.is_ident("arguments") {
             whole = true;
         } else if path.is_ident("doc") || (rules.schema_attrs && (path.is_ident("serde") || path.is_ident("schemars")))
         {
             carried.push(attr);
         } else if rules.schema_attrs && path.is_ident("header") {
-            let syn::Meta::NameValue(nv) = &attr.meta else {
-                return Err(syn::Error::new(attr.span(), "expected #[header = \"Name\"]"));
-            };
-            let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(name),
-                ..
-            }) = &nv.value
-            else {
-                return Err(syn::Error::new(
-                    nv.value.span(),
-                    "expected a string: #[header = \"Name\"]",
-                ));
-            };
-            if name.value().is_empty() || !name.value().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-                return Err(syn::Error::new(
-                    name.span(),
-                    "a header name suffix uses A-Za-z0-9 and `-`",
-                ));
+            if let Some(header) = header_attr(cx, &attr) {
+                carried.push(header);
             }
-            carried.push(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #name))]));
         } else if rules.complete && path.is_ident("complete") {
-            complete = Some(parse_complete(&attr)?);
+            match parse_complete(&attr) {
+                Ok(c) => complete = Some(c),
+                Err(e) => cx.syn_error(e),
+            }
         } else {
             let allowed = if rules.schema_attrs {
-                "doc comments, #[serde(...)], #[schemars(...)], #[header = \"Name\"], #[arguments], #[extract]"
+                "doc comments, #[serde(...)], #[schemars(...)], #[header = \"Name\"], #[arguments], #[arg], #[extract]"
             } else {
-                "doc comments, #[complete(with = f)], #[extract]"
+                "doc comments, #[complete(with = f)], #[arg], #[extract]"
             };
-            return Err(syn::Error::new_spanned(
+            cx.error_spanned_by(
                 &attr,
                 format!("unsupported attribute on a {m} parameter; allowed: {allowed}"),
-            ));
+            );
         }
     }
     let ty = (*typed.ty).clone();
-    if marked_extract || is_extractor_type(&ty) {
+    if let (Some(span), Some(_)) = (marked_arg, marked_extract) {
+        cx.error(span, "a parameter is either #[arg] or #[extract], not both");
+    }
+    if marked_extract.is_some() || (marked_arg.is_none() && is_extractor_type(&ty)) {
         if let Some(attr) = carried.iter().find(|a| !a.path().is_ident("doc")) {
-            return Err(syn::Error::new(
+            cx.error(
                 attr.span(),
                 "extractor parameters take no #[serde] or #[schemars] attributes",
-            ));
+            );
         }
-        return Ok(Param {
+        return Some(Param {
             ident,
             ty,
             kind: ParamKind::Extractor,
             complete: None,
         });
     }
-    if let Type::Reference(r) = &ty {
-        return Err(syn::Error::new_spanned(
-            r,
-            format!("{m} arguments must be owned types (for example `String`, not `&str`)"),
-        ));
-    }
-    if let Type::ImplTrait(i) = &ty {
-        return Err(syn::Error::new(
-            i.span(),
-            format!("{m} arguments cannot be `impl Trait`"),
-        ));
-    }
     if whole {
-        return Ok(Param {
+        return Some(Param {
             ident,
             ty,
             kind: ParamKind::Whole,
             complete: None,
         });
     }
-    let (rename, has_default) = serde_facts(&carried)?;
+    let (rename, has_default) = serde_facts(cx, &carried);
     let wire = rename.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
-    Ok(Param {
+    Some(Param {
         ident,
         ty,
         kind: ParamKind::Argument {
@@ -249,56 +237,41 @@ pub fn param(arg: &mut FnArg, rules: ParamRules) -> syn::Result<Param> {
     })
 }
 
-/// Rejects signatures no macro supports: generics, `const`, variadics.
-pub fn check_signature(func: &ItemFn, m: &str) -> syn::Result<()> {
-    let sig = &func.sig;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        return Err(syn::Error::new_spanned(
-            &sig.generics,
-            format!("{m} functions cannot be generic"),
-        ));
+/// `#[header = "Name"]` as the schemars attribute that writes `x-mcp-header`.
+fn header_attr(cx: &Ctxt, attr: &Attribute) -> Option<Attribute> {
+    let syn::Meta::NameValue(nv) = &attr.meta else {
+        cx.error(attr.span(), "expected #[header = \"Name\"]");
+        return None;
+    };
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(name),
+        ..
+    }) = &nv.value
+    else {
+        cx.error(nv.value.span(), "expected a string: #[header = \"Name\"]");
+        return None;
+    };
+    if name.value().is_empty() || !name.value().bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        cx.error(name.span(), "a header name suffix uses A-Za-z0-9 and `-`");
+        return None;
     }
-    if let Some(c) = &sig.constness {
-        return Err(syn::Error::new(c.span(), format!("{m} functions cannot be `const`")));
-    }
-    if let Some(v) = &sig.variadic {
-        return Err(syn::Error::new(v.span(), format!("{m} functions cannot be variadic")));
-    }
-    Ok(())
+    Some(syn::parse_quote!(#[schemars(extend("x-mcp-header" = #name))]))
 }
 
-/// Classifies every parameter, gathering all errors at once.
-pub fn params(func: &mut ItemFn, rules: ParamRules) -> syn::Result<Vec<Param>> {
-    let mut params = Vec::new();
-    let mut errors: Option<syn::Error> = None;
-    for arg in func.sig.inputs.iter_mut() {
-        match param(arg, rules) {
-            Ok(p) => params.push(p),
-            Err(e) => match &mut errors {
-                Some(all) => all.combine(e),
-                None => errors = Some(e),
-            },
-        }
-    }
-    match errors {
-        Some(e) => Err(e),
-        None => Ok(params),
-    }
+/// Classifies every parameter (each problem recorded).
+pub fn params(cx: &Ctxt, func: &mut ItemFn, rules: ParamRules) -> Vec<Param> {
+    func.sig
+        .inputs
+        .iter_mut()
+        .filter_map(|arg| param(cx, arg, rules))
+        .collect()
 }
 
-/// The declared return type (`()` when none), rejecting `impl Trait`.
-pub fn output(func: &ItemFn, m: &str) -> syn::Result<Type> {
+/// The declared return type (`()` when none).
+pub fn output(func: &ItemFn) -> Type {
     match &func.sig.output {
-        ReturnType::Default => Ok(syn::parse_quote!(())),
-        ReturnType::Type(_, ty) => {
-            if let Type::ImplTrait(i) = &**ty {
-                return Err(syn::Error::new(
-                    i.span(),
-                    format!("{m} functions must name their return type, not `impl Trait`"),
-                ));
-            }
-            Ok((**ty).clone())
-        }
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
     }
 }
 

@@ -1,12 +1,16 @@
 //! The model of a `#[prompt]`: parameters become the prompt's arguments.
 
-use super::{check_signature, output, params, Param, ParamRules};
+use super::{output, params, Param, ParamRules};
+use crate::ctxt::Ctxt;
 use crate::parse::ParsedPrompt;
+use proc_macro2::Span;
 use syn::{ItemFn, Type};
 
 pub struct Prompt {
     pub func: ItemFn,
     pub name: String,
+    /// Where the name was written.
+    pub name_span: Span,
     pub title: Option<String>,
     pub description: Option<String>,
     pub params: Vec<Param>,
@@ -15,29 +19,27 @@ pub struct Prompt {
 }
 
 impl Prompt {
-    pub fn from_parsed(parsed: ParsedPrompt) -> syn::Result<Prompt> {
+    /// The model of a parsed `#[prompt]` (problems with parameters recorded).
+    pub fn from_parsed(cx: &Ctxt, parsed: ParsedPrompt) -> Prompt {
         let ParsedPrompt { attr, mut func } = parsed;
-        check_signature(&func, "#[prompt]")?;
-        let (name, span) = match &attr.name {
+        let (name, name_span) = match &attr.name {
             Some(n) => (n.value.clone(), n.span),
             None => (
                 func.sig.ident.to_string().trim_start_matches("r#").to_owned(),
                 func.sig.ident.span(),
             ),
         };
-        if name.is_empty() || name.len() > 128 {
-            return Err(syn::Error::new(span, "a prompt name has 1 to 128 characters"));
-        }
-        let params = params(&mut func, ParamRules::PROMPT)?;
-        let output = output(&func, "#[prompt]")?;
-        Ok(Prompt {
+        let params = params(cx, &mut func, ParamRules::PROMPT);
+        let output = output(&func);
+        Prompt {
             name,
+            name_span,
             title: attr.title,
             description: attr.description.or_else(|| crate::docs::collect(&func.attrs)),
             is_async: func.sig.asyncness.is_some(),
             params,
             output,
             func,
-        })
+        }
     }
 }

@@ -1,13 +1,17 @@
 //! The model of a `#[tool]`.
 
-use super::{check_signature, output, params, valid_name, Param, ParamKind, ParamRules};
+use super::{output, params, Param, ParamKind, ParamRules};
+use crate::ctxt::Ctxt;
 use crate::parse::{ParsedTool, ToolAttr};
+use proc_macro2::Span;
 use syn::{Attribute, ItemFn, Type};
 
 pub struct Tool {
     /// The user's function, with parameter attributes removed.
     pub func: ItemFn,
     pub name: String,
+    /// Where the name was written (the attribute's literal, or the function's name).
+    pub name_span: Span,
     pub title: Option<String>,
     pub description: Option<String>,
     pub attr: ToolAttr,
@@ -17,55 +21,30 @@ pub struct Tool {
 }
 
 impl Tool {
-    pub fn from_parsed(parsed: ParsedTool) -> syn::Result<Tool> {
+    /// The model of a parsed `#[tool]` (problems with parameters recorded).
+    pub fn from_parsed(cx: &Ctxt, parsed: ParsedTool) -> Tool {
         let ParsedTool { attr, mut func } = parsed;
-        check_signature(&func, "#[tool]")?;
-        let sig = &func.sig;
         let (name, name_span) = match &attr.name {
             Some(n) => (n.value.clone(), n.span),
             None => (
-                sig.ident.to_string().trim_start_matches("r#").to_owned(),
-                sig.ident.span(),
+                func.sig.ident.to_string().trim_start_matches("r#").to_owned(),
+                func.sig.ident.span(),
             ),
         };
-        if name.len() > 128 {
-            return Err(syn::Error::new(
-                name_span,
-                format!("tool name is {} characters long; the limit is 128", name.len()),
-            ));
-        }
-        if !valid_name(&name) {
-            return Err(syn::Error::new(
-                name_span,
-                format!("invalid tool name `{name}`: use 1 to 128 characters of A-Za-z0-9, `_`, `.`, `-`"),
-            ));
-        }
-        let params = params(&mut func, ParamRules::TOOL)?;
-        let wholes: Vec<&Param> = params.iter().filter(|p| matches!(p.kind, ParamKind::Whole)).collect();
-        if let Some(w) = wholes.first() {
-            let others = params
-                .iter()
-                .filter(|p| !matches!(p.kind, ParamKind::Extractor))
-                .count();
-            if wholes.len() > 1 || others > 1 {
-                return Err(syn::Error::new(
-                    w.ident.span(),
-                    "an #[arguments] parameter receives all the arguments: the other parameters must be extractors",
-                ));
-            }
-        }
-        let output = output(&func, "#[tool]")?;
+        let params = params(cx, &mut func, ParamRules::TOOL);
+        let output = output(&func);
         let description = attr.description.clone().or_else(|| crate::docs::collect(&func.attrs));
-        Ok(Tool {
+        Tool {
             is_async: func.sig.asyncness.is_some(),
             title: attr.title.clone(),
             name,
+            name_span,
             description,
             attr,
             params,
             output,
             func,
-        })
+        }
     }
 
     pub fn arguments(&self) -> impl Iterator<Item = (&Param, &str, bool, &[Attribute])> {

@@ -5,6 +5,7 @@
 use crate::error::McpError;
 use crate::jsonrpc::raw_str;
 use crate::meta::MetaSlot;
+use crate::method::{Method, NameParam};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -61,11 +62,10 @@ impl<'a> Head<'a> {
     }
 
     /// The name the `Mcp-Name` header must repeat, for the methods that have one.
-    pub fn routing_name(&self, method: &str) -> Option<Cow<'a, str>> {
-        let field = match method {
-            "resources/read" => self.uri,
-            "tools/call" | "prompts/get" => self.name,
-            _ => return None,
+    pub fn routing_name(&self, method: Option<Method>) -> Option<Cow<'a, str>> {
+        let field = match method?.name_param()? {
+            NameParam::Uri => self.uri,
+            NameParam::Name => self.name,
         };
         Some(field.and_then(raw_str).unwrap_or(Cow::Borrowed("")))
     }

@@ -5,20 +5,27 @@
 //! (a panic becomes -32603), and encodes the one response, with `resultType`
 //! and `_meta.serverInfo` on every result. Transports never look inside.
 
-use crate::context::{Cancellation, Context, Outbound, RequestScope};
+use crate::cancel::Cancellation;
 use crate::error::McpError;
 use crate::headers::HeaderFacts;
-use crate::jsonrpc::{self, Request};
+use crate::jsonrpc::{self, parse_params, Request};
 use crate::meta::{self, RequestMeta};
+use crate::method::Method;
 use crate::mrtr::{InputRequired, MrtrScope, Outcome};
-use crate::server::Server;
-use crate::{completion, discover, prompts, resources, subscriptions, tools};
+use crate::outbound::Outbound;
+use crate::server::{Context, RequestScope, Server};
 use serde::Serialize;
-use serde_json::value::RawValue;
 use std::sync::Arc;
 
+mod completion;
+mod discover;
 mod head;
+mod list;
+mod listen;
+mod prompts;
+mod resources;
 mod rounds;
+mod tools;
 
 pub(crate) use head::Head;
 
@@ -41,55 +48,6 @@ impl Reply {
     }
 }
 
-/// The methods of 2026-07-28 this server routes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// `server/discover`
-    Discover,
-    /// `tools/list`
-    ToolsList,
-    /// `tools/call`
-    ToolsCall,
-    /// `resources/list`
-    ResourcesList,
-    /// `resources/templates/list`
-    ResourceTemplatesList,
-    /// `resources/read`
-    ResourcesRead,
-    /// `prompts/list`
-    PromptsList,
-    /// `prompts/get`
-    PromptsGet,
-    /// `completion/complete`
-    Complete,
-    /// `subscriptions/listen`
-    SubscriptionsListen,
-}
-
-impl Method {
-    /// Looks a method name up; `None` for unknown and removed methods.
-    pub fn parse(name: &str) -> Option<Method> {
-        Some(match name {
-            "server/discover" => Method::Discover,
-            "tools/list" => Method::ToolsList,
-            "tools/call" => Method::ToolsCall,
-            "resources/list" => Method::ResourcesList,
-            "resources/templates/list" => Method::ResourceTemplatesList,
-            "resources/read" => Method::ResourcesRead,
-            "prompts/list" => Method::PromptsList,
-            "prompts/get" => Method::PromptsGet,
-            "completion/complete" => Method::Complete,
-            "subscriptions/listen" => Method::SubscriptionsListen,
-            _ => return None,
-        })
-    }
-
-    /// Whether the request stays open to stream notifications.
-    pub fn is_long_lived(self) -> bool {
-        self == Method::SubscriptionsListen
-    }
-}
-
 /// Everything a handler's run needs besides the request itself.
 #[derive(Default, Clone)]
 pub struct Scope {
@@ -102,203 +60,214 @@ pub struct Scope {
     /// The authenticated principal, if the transport knows one.
     pub principal: Option<String>,
     /// The legacy session the request belongs to, if any.
-    pub session: Option<Arc<crate::legacy::Session>>,
+    pub session: Option<Arc<crate::session::Session>>,
 }
 
-impl Server {
-    /// Handles one request end to end and returns its encoded response.
-    pub async fn handle_request(&self, request: &Request, scope: Scope) -> Reply {
-        match self.route(request, scope).await {
-            Ok(result) => Reply {
-                body: jsonrpc::encode_result_raw(&request.id, &result),
-                status: 200,
-            },
-            Err(e) => Reply::error(Some(&request.id), &e),
+/// Handles one request end to end and returns its encoded response.
+pub async fn handle_request(server: &Server, request: &Request, scope: Scope) -> Reply {
+    match route(server, request, scope).await {
+        Ok(result) => Reply {
+            body: jsonrpc::encode_result_raw(&request.id, &result),
+            status: 200,
+        },
+        Err(e) => Reply::error(Some(&request.id), &e),
+    }
+}
+
+async fn route(server: &Server, request: &Request, mut scope: Scope) -> Result<Vec<u8>, McpError> {
+    let head = Head::parse(request.params.as_deref())?;
+    let headers = std::mem::take(&mut scope.headers);
+    if let Some(session) = scope.session.clone() {
+        if !meta::meta_has_version(head.meta) {
+            // A legacy session's request: answered by the session's own
+            // bookkeeping, or served below with metadata the session implies.
+            let progress_token = head.meta.and_then(|m| m.progress_token());
+            return match crate::legacy::route(request, progress_token, &session)? {
+                crate::legacy::Route::Answered(body) => Ok(body),
+                crate::legacy::Route::Serve(method, meta) => {
+                    // Legacy requests carry no header facts to check.
+                    let no_headers = HeaderFacts::default();
+                    let result = Box::pin(serve(server, method, request, &head, no_headers, meta, scope)).await?;
+                    Ok(crate::legacy::strip(&request.method, &result))
+                }
+            };
         }
     }
+    let method_name: &str = &request.method;
+    let method = Method::parse(method_name).filter(|m| m.is_modern_request());
+    let meta = meta::validate(head.meta, &headers, || {
+        headers.check_routing(method_name, head.routing_name(method).as_deref())
+    })?;
+    let method = method.ok_or_else(|| McpError::method_not_found(method_name))?;
+    serve(server, method, request, &head, headers, meta, scope).await
+}
 
-    async fn route(&self, request: &Request, mut scope: Scope) -> Result<Vec<u8>, McpError> {
-        let head = Head::parse(request.params.as_deref())?;
-        let headers = std::mem::take(&mut scope.headers);
-        if let Some(session) = scope.session.clone() {
-            if !meta::meta_has_version(head.meta) {
-                return Box::pin(crate::legacy::dispatch::route(self, request, &head, &session, scope)).await;
-            }
+/// Serves a routed method with validated (or, for a legacy session,
+/// synthesized) metadata. Results carry every 2026 field; the legacy
+/// path strips them afterwards. Each arm that awaits a handler is boxed,
+/// so that the request's future stays small while it is parked.
+pub(crate) async fn serve(
+    server: &Server,
+    method: Method,
+    request: &Request,
+    head: &Head<'_>,
+    headers: HeaderFacts,
+    meta: RequestMeta,
+    scope: Scope,
+) -> Result<Vec<u8>, McpError> {
+    let params = request.params.as_deref();
+    let method_name: &str = &request.method;
+    let catalog = server.catalog();
+    let offered = match method {
+        Method::Discover | Method::SubscriptionsListen => true,
+        Method::ToolsList | Method::ToolsCall => !catalog.tools.is_empty(),
+        Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
+            !catalog.resources.is_empty() || !catalog.templates.is_empty()
         }
-        let method_name: &str = &request.method;
-        let meta = meta::validate(head.meta, &headers, || {
-            headers.check_routing(method_name, head.routing_name(method_name).as_deref())
-        })?;
-        let method = Method::parse(method_name).ok_or_else(|| McpError::method_not_found(method_name))?;
-        self.serve(method, request, &head, headers, meta, scope).await
+        Method::PromptsList | Method::PromptsGet => !catalog.prompts.is_empty(),
+        Method::Complete => catalog.anything_completes(),
+        _ => false,
+    };
+    if !offered {
+        return Err(McpError::method_not_found(method_name));
     }
-
-    /// Serves a routed method with validated (or, for a legacy session,
-    /// synthesized) metadata. Results carry every 2026 field; the legacy
-    /// path strips them afterwards. Each arm that awaits a handler is boxed,
-    /// so that the request's future stays small while it is parked.
-    pub(crate) async fn serve(
-        &self,
-        method: Method,
-        request: &Request,
-        head: &Head<'_>,
-        headers: HeaderFacts,
-        meta: RequestMeta,
-        scope: Scope,
-    ) -> Result<Vec<u8>, McpError> {
-        let params = request.params.as_deref();
-        let method_name: &str = &request.method;
-        let router = self.router();
-        let offered = match method {
-            Method::Discover | Method::SubscriptionsListen => true,
-            Method::ToolsList | Method::ToolsCall => !router.tools.is_empty(),
-            Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
-                !router.resources.is_empty() || !router.templates.is_empty()
-            }
-            Method::PromptsList | Method::PromptsGet => !router.prompts.is_empty(),
-            Method::Complete => completion::anything_completes(&router),
-        };
-        if !offered {
-            return Err(McpError::method_not_found(method_name));
+    match method {
+        Method::Discover => Ok(finish(server, &discover::result(server, &catalog))),
+        Method::ToolsList => tools::list(server, &catalog, params),
+        Method::ResourcesList => resources::list(server, &catalog, params),
+        Method::ResourceTemplatesList => resources::list_templates(server, &catalog, params),
+        Method::PromptsList => prompts::list(server, &catalog, params),
+        Method::Complete => Ok(finish(server, &completion::complete(&catalog, parse_params(params)?)?)),
+        Method::ToolsCall => {
+            let call = tools::CallParams::from_head(head)?;
+            let (catalog, call, headers) = (&catalog, &call, &headers);
+            let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
+                tools::call(catalog, call, headers, ctx)
+            });
+            let outcome = Box::pin(rounds).await?;
+            Ok(finish_outcome(server, outcome, |result| {
+                finish_with_meta(server, result)
+            }))
         }
-        match method {
-            Method::Discover => Ok(self.finish(&discover::result(self, &router))),
-            Method::ToolsList => tools::serve::list(self, &router, params),
-            Method::ResourcesList => resources::serve::list(self, &router, params),
-            Method::ResourceTemplatesList => resources::serve::list_templates(self, &router, params),
-            Method::PromptsList => prompts::serve::list(self, &router, params),
-            Method::Complete => Ok(self.finish(&completion::complete(&router, parse_params(params)?)?)),
-            Method::ToolsCall => {
-                let call = tools::serve::CallParams::from_head(head)?;
-                let (router, call, headers) = (&router, &call, &headers);
-                let rounds = self.rounds(request, head, meta, scope, call.name(), |ctx| {
-                    tools::serve::call(router, call, headers, ctx)
-                });
-                let outcome = Box::pin(rounds).await?;
-                Ok(self.finish_outcome(outcome, |result| self.finish_with_meta(result)))
-            }
-            Method::ResourcesRead => {
-                let read = resources::serve::ReadParams::from_head(head)?;
-                let (router, read) = (&router, &read);
-                let rounds = self.rounds(request, head, meta, scope, &read.uri, |ctx| {
-                    resources::serve::read(router, read, ctx)
-                });
-                let outcome = Box::pin(rounds).await?;
-                Ok(self.finish_outcome(outcome, |result| self.finish(&result)))
-            }
-            Method::PromptsGet => {
-                let get = prompts::serve::GetParams::from_head(head)?;
-                let (router, get) = (&router, &get);
-                let rounds = self.rounds(request, head, meta, scope, &get.name, |ctx| {
-                    prompts::serve::get(router, get, ctx)
-                });
-                let outcome = Box::pin(rounds).await?;
-                Ok(self.finish_outcome(outcome, |result| self.finish(&result)))
-            }
-            Method::SubscriptionsListen => {
-                let listen = parse_params(params)?;
-                // A stream may stay open for hours: keep nothing it does not need.
-                drop((router, headers));
-                let ctx = self.context(request, meta, scope);
-                Box::pin(subscriptions::listen(self, listen, ctx)).await
-            }
+        Method::ResourcesRead => {
+            let read = resources::ReadParams::from_head(head)?;
+            let (catalog, read) = (&catalog, &read);
+            let rounds = rounds::rounds(server, request, head, meta, scope, &read.uri, |ctx| {
+                resources::read(catalog, read, ctx)
+            });
+            let outcome = Box::pin(rounds).await?;
+            Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
+        Method::PromptsGet => {
+            let get = prompts::GetParams::from_head(head)?;
+            let (catalog, get) = (&catalog, &get);
+            let rounds = rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {
+                prompts::get(catalog, get, ctx)
+            });
+            let outcome = Box::pin(rounds).await?;
+            Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
+        }
+        Method::SubscriptionsListen => {
+            let listen = parse_params(params)?;
+            // A stream may stay open for hours: keep nothing it does not need.
+            drop((catalog, headers));
+            let ctx = context(server, request, meta, scope);
+            Box::pin(listen::listen(server, listen, ctx)).await
+        }
+        _ => Err(McpError::method_not_found(method_name)),
     }
+}
 
-    pub(crate) fn context(&self, request: &Request, meta: RequestMeta, scope: Scope) -> Context {
-        self.context_with(request, meta, scope, None)
+pub(crate) fn context(server: &Server, request: &Request, meta: RequestMeta, scope: Scope) -> Context {
+    context_with(server, request, meta, scope, None)
+}
+
+pub(crate) fn context_with(
+    server: &Server,
+    request: &Request,
+    meta: RequestMeta,
+    scope: Scope,
+    mrtr: Option<Arc<MrtrScope>>,
+) -> Context {
+    Context::new(RequestScope {
+        id: request.id.clone(),
+        meta,
+        cancel: scope.cancel,
+        outbound: scope.outbound,
+        state: server.inner.state.clone(),
+        server: server.clone(),
+        mrtr,
+        principal: scope.principal,
+    })
+}
+
+/// Serializes a result whose `_meta` is absent and appends `_meta.serverInfo`.
+pub(crate) fn finish<T: Serialize>(server: &Server, result: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256 + server.inner.meta_fragment.len());
+    if serde_json::to_writer(&mut out, result).is_err() {
+        out.clear();
+        out.extend_from_slice(b"{}");
     }
+    append_meta(server, &mut out);
+    out
+}
 
-    pub(crate) fn context_with(
-        &self,
-        request: &Request,
-        meta: RequestMeta,
-        scope: Scope,
-        mrtr: Option<Arc<MrtrScope>>,
-    ) -> Context {
-        Context::new(RequestScope {
-            id: request.id.clone(),
-            meta,
-            cancel: scope.cancel,
-            outbound: scope.outbound,
-            state: self.inner.state.clone(),
-            server: self.clone(),
-            mrtr,
-            principal: scope.principal,
-        })
+/// Appends the pre-serialized `_meta` to a serialized result object.
+pub(crate) fn append_meta(server: &Server, out: &mut Vec<u8>) {
+    if out.last() == Some(&b'}') {
+        out.pop();
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(server.inner.meta_fragment.as_bytes());
+        out.push(b'}');
     }
+}
 
-    /// Serializes a result whose `_meta` is absent and appends `_meta.serverInfo`.
-    pub(crate) fn finish<T: Serialize>(&self, result: &T) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256 + self.inner.meta_fragment.len());
-        if serde_json::to_writer(&mut out, result).is_err() {
-            out.clear();
-            out.extend_from_slice(b"{}");
+fn finish_with_meta(server: &Server, mut result: crate::protocol::CallToolResult) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256 + server.inner.meta_fragment.len());
+    let appended = match result.meta.as_mut() {
+        None => false,
+        Some(meta) => {
+            meta.server_info = Some(server.inner.config.info.clone());
+            true
         }
-        self.append_meta(&mut out);
-        out
+    };
+    if crate::tools::write_call_result(&result, &mut out).is_err() {
+        out.clear();
+        out.extend_from_slice(b"{}");
     }
-
-    /// Appends the pre-serialized `_meta` to a serialized result object.
-    pub(crate) fn append_meta(&self, out: &mut Vec<u8>) {
-        if out.last() == Some(&b'}') {
-            out.pop();
-            if out.len() > 1 {
-                out.push(b',');
-            }
-            out.extend_from_slice(self.inner.meta_fragment.as_bytes());
-            out.push(b'}');
-        }
+    if !appended {
+        append_meta(server, &mut out);
     }
+    out
+}
 
-    fn finish_with_meta(&self, mut result: crate::protocol::CallToolResult) -> Vec<u8> {
-        let mut out = Vec::with_capacity(256 + self.inner.meta_fragment.len());
-        let appended = match result.meta.as_mut() {
-            None => false,
-            Some(meta) => {
-                meta.server_info = Some(self.inner.config.info.clone());
-                true
-            }
-        };
-        if tools::write_call_result(&result, &mut out).is_err() {
-            out.clear();
-            out.extend_from_slice(b"{}");
-        }
-        if !appended {
-            self.append_meta(&mut out);
-        }
-        out
+/// Serializes an outcome: `complete` writes a finished result, an
+/// `input_required` one leaves with its asks and sealed state.
+fn finish_outcome<T>(server: &Server, outcome: Outcome<T>, complete: impl FnOnce(T) -> Vec<u8>) -> Vec<u8> {
+    match outcome {
+        Outcome::Complete(result) => complete(result),
+        Outcome::InputRequired(ir) => finish_input_required(server, &ir),
     }
+}
 
-    /// Serializes an outcome: `complete` writes a finished result, an
-    /// `input_required` one leaves with its asks and sealed state.
-    fn finish_outcome<T>(&self, outcome: Outcome<T>, complete: impl FnOnce(T) -> Vec<u8>) -> Vec<u8> {
-        match outcome {
-            Outcome::Complete(result) => complete(result),
-            Outcome::InputRequired(ir) => self.finish_input_required(&ir),
-        }
+fn finish_input_required(server: &Server, ir: &InputRequired) -> Vec<u8> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Wire<'a> {
+        result_type: &'static str,
+        #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+        input_requests: &'a serde_json::Map<String, serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        request_state: Option<&'a str>,
     }
-
-    fn finish_input_required(&self, ir: &InputRequired) -> Vec<u8> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Wire<'a> {
-            result_type: &'static str,
-            #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
-            input_requests: &'a serde_json::Map<String, serde_json::Value>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            request_state: Option<&'a str>,
-        }
-        self.finish(&Wire {
+    finish(
+        server,
+        &Wire {
             result_type: "input_required",
             input_requests: &ir.input_requests,
             request_state: ir.request_state.as_deref(),
-        })
-    }
-}
-
-/// Parses a method's params (the `_meta` inside is ignored here: already validated).
-pub(crate) fn parse_params<'a, T: serde::Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, McpError> {
-    let text = params.map(RawValue::get).unwrap_or("{}");
-    serde_json::from_str(text).map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+        },
+    )
 }

@@ -6,100 +6,98 @@
 //! runs again with the answers until it completes.
 
 use super::{Head, Scope};
-use crate::context::Context;
 use crate::error::McpError;
 use crate::jsonrpc::Request;
 use crate::meta::RequestMeta;
 use crate::mrtr::seal::Binding;
 use crate::mrtr::{MrtrScope, Outcome};
+use crate::server::Context;
 use crate::server::Server;
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::sync::Arc;
 
-impl Server {
-    /// Runs `run` for one request of `name` (a tool, prompt or resource).
-    pub(super) async fn rounds<T, F, Fut>(
-        &self,
-        request: &Request,
-        head: &Head<'_>,
-        meta: RequestMeta,
-        scope: Scope,
-        name: &str,
-        run: F,
-    ) -> Result<Outcome<T>, McpError>
-    where
-        F: Fn(Context) -> Fut,
-        Fut: Future<Output = Result<Outcome<T>, McpError>>,
-    {
-        let request_state = Head::string(head.request_state, "requestState")?;
-        let principal = scope.principal.clone();
-        let round = Round {
-            method: &request.method,
-            name,
-            raw_arguments: head.arguments,
-            arguments: std::cell::OnceCell::new(),
-            principal: principal.as_deref(),
-        };
-        let opened = crate::mrtr::open_round(
-            &self.inner.sealer,
-            || round.binding(),
-            head.input_responses,
-            request_state.as_deref(),
-        )?;
-        let opened = Arc::new(opened);
-        if let Some(session) = scope.session.clone() {
-            return Box::pin(self.legacy_rounds(request, meta, scope, session, opened, run)).await;
-        }
-        let ctx = self.context_with(request, meta, scope, Some(opened.clone()));
-        match run(ctx).await? {
-            Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(crate::mrtr::close_round(
-                &self.inner.sealer,
-                &round.binding(),
-                &opened,
-                ir,
-            )?)),
-            complete => Ok(complete),
-        }
+/// Runs `run` for one request of `name` (a tool, prompt or resource).
+pub(crate) async fn rounds<T, F, Fut>(
+    server: &Server,
+    request: &Request,
+    head: &Head<'_>,
+    meta: RequestMeta,
+    scope: Scope,
+    name: &str,
+    run: F,
+) -> Result<Outcome<T>, McpError>
+where
+    F: Fn(Context) -> Fut,
+    Fut: Future<Output = Result<Outcome<T>, McpError>>,
+{
+    let request_state = Head::string(head.request_state, "requestState")?;
+    let principal = scope.principal.clone();
+    let round = Round {
+        method: &request.method,
+        name,
+        raw_arguments: head.arguments,
+        arguments: std::cell::OnceCell::new(),
+        principal: principal.as_deref(),
+    };
+    let opened = crate::mrtr::open_round(
+        &server.inner.sealer,
+        || round.binding(),
+        head.input_responses,
+        request_state.as_deref(),
+    )?;
+    let opened = Arc::new(opened);
+    if let Some(session) = scope.session.clone() {
+        return Box::pin(legacy_rounds(server, request, meta, scope, session, opened, run)).await;
     }
+    let ctx = super::context_with(server, request, meta, scope, Some(opened.clone()));
+    match run(ctx).await? {
+        Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(crate::mrtr::close_round(
+            &server.inner.sealer,
+            &round.binding(),
+            &opened,
+            ir,
+        )?)),
+        complete => Ok(complete),
+    }
+}
 
-    /// The legacy loop: ask the client, merge its answers, run again.
-    async fn legacy_rounds<T, F, Fut>(
-        &self,
-        request: &Request,
-        meta: RequestMeta,
-        scope: Scope,
-        session: Arc<crate::legacy::Session>,
-        mut current: Arc<MrtrScope>,
-        run: F,
-    ) -> Result<Outcome<T>, McpError>
-    where
-        F: Fn(Context) -> Fut,
-        Fut: Future<Output = Result<Outcome<T>, McpError>>,
-    {
-        let outbound = scope
-            .outbound
-            .clone()
-            .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
-        loop {
-            let ctx = self.context_with(request, meta.clone(), scope.clone(), Some(current.clone()));
-            let ir = match run(ctx).await? {
-                Outcome::InputRequired(ir) => ir,
-                complete => return Ok(complete),
-            };
-            if ir.input_requests.is_empty() || current.round.saturating_add(1) > crate::mrtr::MAX_ROUNDS {
-                return Err(McpError::internal("the handler asked for input it cannot get"));
-            }
-            let answers = session.ask(&ir.input_requests, &outbound).await?;
-            let mut merged = current.answers.clone();
-            merged.extend(answers);
-            let state = current.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            current = Arc::new(MrtrScope {
-                answers: merged,
-                state: std::sync::Mutex::new(state),
-                round: current.round.saturating_add(1),
-            });
+/// The legacy loop: ask the client, merge its answers, run again.
+pub(crate) async fn legacy_rounds<T, F, Fut>(
+    server: &Server,
+    request: &Request,
+    meta: RequestMeta,
+    scope: Scope,
+    session: Arc<crate::session::Session>,
+    mut current: Arc<MrtrScope>,
+    run: F,
+) -> Result<Outcome<T>, McpError>
+where
+    F: Fn(Context) -> Fut,
+    Fut: Future<Output = Result<Outcome<T>, McpError>>,
+{
+    let outbound = scope
+        .outbound
+        .clone()
+        .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
+    loop {
+        let ctx = super::context_with(server, request, meta.clone(), scope.clone(), Some(current.clone()));
+        let ir = match run(ctx).await? {
+            Outcome::InputRequired(ir) => ir,
+            complete => return Ok(complete),
+        };
+        if ir.input_requests.is_empty() || current.round.saturating_add(1) > crate::mrtr::MAX_ROUNDS {
+            return Err(McpError::internal("the handler asked for input it cannot get"));
         }
+        let answers = session.ask(&ir.input_requests, &outbound).await?;
+        let mut merged = current.answers.clone();
+        merged.extend(answers);
+        let state = current.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        current = Arc::new(MrtrScope {
+            answers: merged,
+            state: std::sync::Mutex::new(state),
+            round: current.round.saturating_add(1),
+        });
     }
 }
 

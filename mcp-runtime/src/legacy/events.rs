@@ -1,10 +1,10 @@
 //! Server-initiated notifications of a legacy session: list changes, and
 //! updates of the resources it subscribed to.
 
-use super::Session;
-use crate::context::Outbound;
+use crate::outbound::Outbound;
 use crate::server::Server;
-use crate::subscriptions::ServerEvent;
+use crate::server::ServerEvent;
+use crate::session::Session;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -12,7 +12,7 @@ use tokio::sync::broadcast::error::RecvError;
 pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> {
     match event {
         ServerEvent::ResourceUpdated(uri) if !session.is_subscribed(uri) => None,
-        _ => Some(crate::subscriptions::encode_event(event, None)),
+        _ => Some(crate::server::encode_event(event, None)),
     }
 }
 

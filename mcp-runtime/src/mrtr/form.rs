@@ -6,6 +6,7 @@
 //! that every field is a [`FormField`]; on a unit-only enum it implements
 //! `FormField` (a single select; `Vec<Enum>` is a multi-select).
 
+use crate::protocol::ElicitRequestedSchema;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -41,8 +42,14 @@ pub const fn assert_field<T: FormField + ?Sized>() {}
 /// The `requestedSchema` of `T`: schemars' schema, reduced to the keywords
 /// of the elicitation subset (titles from variant docs, no `format` but the
 /// four string formats the subset allows, `null` types removed).
-pub fn requested_schema<T: ElicitForm>() -> Value {
-    let schema = crate::tools::input_schema_for::<T>(false);
+pub fn requested_schema<T: ElicitForm>() -> Result<ElicitRequestedSchema, String> {
+    serde_json::from_value(requested_schema_value::<T>())
+        .map_err(|e| format!("the form's schema is outside the elicitation subset: {e}"))
+}
+
+/// The form's schema as JSON, before it is read into the typed schema.
+fn requested_schema_value<T: ElicitForm>() -> Value {
+    let schema = crate::schema::input_schema_for::<T>(false);
     let mut out = Map::new();
     out.insert("type".into(), Value::String("object".into()));
     let mut props = Map::new();

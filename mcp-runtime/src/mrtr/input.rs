@@ -2,12 +2,16 @@
 
 use super::form::{requested_schema, ElicitForm};
 use super::{Flow, Halt, InputRequired, MrtrScope};
-use crate::context::{Context, FromContext};
 use crate::error::McpError;
-use crate::protocol::{ClientCapabilities, Root};
+use crate::protocol::{
+    ClientCapabilities, ClientCapability, CreateMessageRequestParams, CreateMessageResult, ElicitAction,
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestUrlParams, ElicitResult, FormMode, InputRequest,
+    ListRootsResult, ModelHint, Role, Root, SamplingContent, SamplingMessage, SamplingMessageContentBlock, TextContent,
+    UrlMode,
+};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// Asks the client for input from inside a `tools/call`, `prompts/get` or
@@ -50,15 +54,10 @@ impl std::fmt::Debug for Input {
     }
 }
 
-impl FromContext for Input {
-    fn from_context(ctx: &Context) -> Result<Self, McpError> {
-        let scope = ctx.scope.mrtr.clone().ok_or_else(|| {
-            McpError::internal("Input is only available in tools/call, prompts/get and resources/read handlers")
-        })?;
-        Ok(Input {
-            scope,
-            caps: ctx.scope.meta.client_capabilities.clone(),
-        })
+impl Input {
+    /// The `Input` of a handler run in an MRTR round.
+    pub(crate) fn new(scope: Arc<MrtrScope>, caps: Arc<ClientCapabilities>) -> Self {
+        Input { scope, caps }
     }
 }
 
@@ -83,144 +82,125 @@ impl<T> Elicited<T> {
     }
 }
 
-/// The model's answer to a sampling request.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Sampled {
-    /// The role of the answer (normally `assistant`).
-    pub role: String,
-    /// The content: one block, or an array of blocks.
-    pub content: Value,
-    /// The model that answered.
-    pub model: String,
-    /// Why sampling stopped, if said.
-    #[serde(default)]
-    pub stop_reason: Option<String>,
-}
+/// The model's answer to a sampling request: the protocol's
+/// `CreateMessageResult`, read from the client's input response.
+pub type Sampled = CreateMessageResult;
 
-impl Sampled {
-    /// The text of the answer (the first text block), if any.
+impl CreateMessageResult {
+    /// The text of the answer (its first text block), if any.
     pub fn text(&self) -> Option<&str> {
-        let block = match &self.content {
-            Value::Array(items) => items.iter().find(|b| b["type"] == "text")?,
-            one => one,
-        };
-        block.get("text").and_then(Value::as_str)
+        fn text(block: &SamplingMessageContentBlock) -> Option<&str> {
+            match block {
+                SamplingMessageContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            }
+        }
+        match &self.content {
+            SamplingContent::One(block) => text(block),
+            SamplingContent::Many(blocks) => blocks.iter().find_map(text),
+        }
     }
 }
 
-/// A sampling request, built up fluently.
+/// A sampling request, built up fluently: the protocol's
+/// `CreateMessageRequestParams`.
 #[derive(Debug, Clone, Default)]
 pub struct Sampling {
-    messages: Vec<Value>,
-    system_prompt: Option<String>,
-    max_tokens: u32,
-    temperature: Option<f64>,
-    model_hints: Vec<String>,
-    stop_sequences: Vec<String>,
+    params: CreateMessageRequestParams,
+}
+
+fn message(role: Role, text: String) -> SamplingMessage {
+    SamplingMessage {
+        role,
+        content: SamplingContent::One(SamplingMessageContentBlock::Text(TextContent::new(text))),
+        meta: None,
+    }
 }
 
 impl Sampling {
     /// A request with one user message and a 1,000-token limit.
     pub fn user(text: impl Into<String>) -> Self {
         Sampling {
-            max_tokens: 1000,
-            ..Default::default()
+            params: CreateMessageRequestParams {
+                max_tokens: 1000,
+                ..Default::default()
+            },
         }
         .then_user(text)
     }
 
     /// Appends a user message.
     pub fn then_user(mut self, text: impl Into<String>) -> Self {
-        self.messages
-            .push(json!({"role": "user", "content": {"type": "text", "text": text.into()}}));
+        self.params.messages.push(message(Role::User, text.into()));
         self
     }
 
-    /// Appends an assistant message.
+    /// Appends an assistant message (an earlier answer, for a conversation).
     pub fn then_assistant(mut self, text: impl Into<String>) -> Self {
-        self.messages
-            .push(json!({"role": "assistant", "content": {"type": "text", "text": text.into()}}));
+        self.params.messages.push(message(Role::Assistant, text.into()));
         self
     }
 
     /// Sets the system prompt.
     pub fn system(mut self, prompt: impl Into<String>) -> Self {
-        self.system_prompt = Some(prompt.into());
+        self.params.system_prompt = Some(prompt.into());
         self
     }
 
     /// Sets the token limit.
     pub fn max_tokens(mut self, n: u32) -> Self {
-        self.max_tokens = n;
+        self.params.max_tokens = u64::from(n);
         self
     }
 
-    /// Sets the temperature.
+    /// Sets the sampling temperature.
     pub fn temperature(mut self, t: f64) -> Self {
-        self.temperature = Some(t);
+        self.params.temperature = Some(t);
         self
     }
 
-    /// Adds a model-name hint to the model preferences.
+    /// Adds a model name hint (in order of preference).
     pub fn prefer_model(mut self, hint: impl Into<String>) -> Self {
-        self.model_hints.push(hint.into());
+        let prefs = self.params.model_preferences.get_or_insert_with(Default::default);
+        prefs.hints.get_or_insert_with(Vec::new).push(ModelHint {
+            name: Some(hint.into()),
+        });
         self
     }
 
     /// Adds a stop sequence.
     pub fn stop_at(mut self, sequence: impl Into<String>) -> Self {
-        self.stop_sequences.push(sequence.into());
+        self.params
+            .stop_sequences
+            .get_or_insert_with(Vec::new)
+            .push(sequence.into());
         self
-    }
-
-    fn params(&self) -> Value {
-        let mut p = json!({"messages": self.messages, "maxTokens": self.max_tokens});
-        if let Some(s) = &self.system_prompt {
-            p["systemPrompt"] = json!(s);
-        }
-        if let Some(t) = self.temperature {
-            p["temperature"] = json!(t);
-        }
-        if !self.model_hints.is_empty() {
-            p["modelPreferences"] =
-                json!({"hints": self.model_hints.iter().map(|h| json!({"name": h})).collect::<Vec<_>>()});
-        }
-        if !self.stop_sequences.is_empty() {
-            p["stopSequences"] = json!(self.stop_sequences);
-        }
-        p
     }
 }
 
-/// One typed ask: its key, the request it sends, and how its answer parses.
+/// One typed ask: its key, the input request it sends, the client
+/// capability that request needs, and how its answer parses.
 pub struct Ask<T> {
     key: String,
-    method: &'static str,
-    params: Value,
-    capability: &'static str,
+    /// The request, or why it could not be built (a form type whose schema
+    /// is outside the elicitation subset: reported when the ask is made).
+    request: Result<InputRequest, String>,
+    capability: ClientCapability,
     parse: Box<dyn Fn(Value) -> Result<T, String> + Send + Sync>,
 }
 
-#[derive(Deserialize)]
-struct ElicitResult {
-    action: String,
-    #[serde(default)]
-    content: Option<Value>,
-}
-
+/// An `elicitation/create` answer as the user's choice.
 fn parse_elicited<T: DeserializeOwned>(value: Value) -> Result<Elicited<T>, String> {
     let r: ElicitResult = serde_json::from_value(value).map_err(|e| format!("not an elicitation result: {e}"))?;
-    match r.action.as_str() {
-        "accept" => {
-            let content = r.content.unwrap_or_else(|| json!({}));
+    match r.action {
+        ElicitAction::Accept => {
+            let content = serde_json::to_value(r.content.unwrap_or_default()).map_err(|e| e.to_string())?;
             serde_json::from_value(content)
                 .map(Elicited::Accepted)
                 .map_err(|e| format!("the form content is invalid: {e}"))
         }
-        "decline" => Ok(Elicited::Declined),
-        "cancel" => Ok(Elicited::Cancelled),
-        other => Err(format!("unknown elicitation action {other:?}")),
+        ElicitAction::Decline => Ok(Elicited::Declined),
+        ElicitAction::Cancel => Ok(Elicited::Cancelled),
     }
 }
 
@@ -229,9 +209,14 @@ impl<T: ElicitForm + 'static> Ask<Elicited<T>> {
     pub fn elicit(key: impl Into<String>, message: impl Into<String>) -> Self {
         Ask {
             key: key.into(),
-            method: "elicitation/create",
-            params: json!({"mode": "form", "message": message.into(), "requestedSchema": requested_schema::<T>()}),
-            capability: "elicitation",
+            request: requested_schema::<T>().map(|requested_schema| InputRequest::Elicit {
+                params: ElicitRequestParams::Form(ElicitRequestFormParams {
+                    mode: Some(FormMode::Form),
+                    message: message.into(),
+                    requested_schema,
+                }),
+            }),
+            capability: ClientCapability::ElicitationForm,
             parse: Box::new(parse_elicited::<T>),
         }
     }
@@ -243,10 +228,16 @@ impl Ask<Elicited<()>> {
     pub fn elicit_url(key: impl Into<String>, message: impl Into<String>, url: impl Into<String>) -> Self {
         let key = key.into();
         Ask {
-            params: json!({"mode": "url", "message": message.into(), "url": url.into(), "elicitationId": key}),
+            request: Ok(InputRequest::Elicit {
+                params: ElicitRequestParams::Url(ElicitRequestUrlParams {
+                    mode: UrlMode::Url,
+                    message: message.into(),
+                    url: url.into(),
+                    elicitation_id: Some(key.clone()),
+                }),
+            }),
             key,
-            method: "elicitation/create",
-            capability: "elicitation.url",
+            capability: ClientCapability::ElicitationUrl,
             parse: Box::new(|v| {
                 parse_elicited::<Value>(v).map(|e| match e {
                     Elicited::Accepted(_) => Elicited::Accepted(()),
@@ -263,17 +254,11 @@ impl Ask<Sampled> {
     pub fn sample(key: impl Into<String>, request: Sampling) -> Self {
         Ask {
             key: key.into(),
-            method: "sampling/createMessage",
-            params: request.params(),
-            capability: "sampling",
+            request: Ok(InputRequest::CreateMessage { params: request.params }),
+            capability: ClientCapability::Sampling,
             parse: Box::new(|v| serde_json::from_value(v).map_err(|e| format!("not a sampling result: {e}"))),
         }
     }
-}
-
-#[derive(Deserialize)]
-struct RootsResult {
-    roots: Vec<Root>,
 }
 
 impl Ask<Vec<Root>> {
@@ -281,11 +266,12 @@ impl Ask<Vec<Root>> {
     pub fn roots(key: impl Into<String>) -> Self {
         Ask {
             key: key.into(),
-            method: "roots/list",
-            params: json!({}),
-            capability: "roots",
+            request: Ok(InputRequest::ListRoots {
+                params: Some(Default::default()),
+            }),
+            capability: ClientCapability::Roots,
             parse: Box::new(|v| {
-                serde_json::from_value::<RootsResult>(v)
+                serde_json::from_value::<ListRootsResult>(v)
                     .map(|r| r.roots)
                     .map_err(|e| format!("not a roots result: {e}"))
             }),
@@ -294,26 +280,6 @@ impl Ask<Vec<Root>> {
 }
 
 impl<T> Ask<T> {
-    fn covered_by(&self, caps: &ClientCapabilities) -> bool {
-        match self.capability {
-            "elicitation" => caps
-                .elicitation
-                .as_ref()
-                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-            "elicitation.url" => caps.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
-            "sampling" => caps.sampling.is_some(),
-            "roots" => caps.roots.is_some(),
-            _ => false,
-        }
-    }
-
-    fn missing_capability(&self) -> Value {
-        match self.capability {
-            "elicitation.url" => json!({"elicitation": {"url": {}}}),
-            other => json!({ other: {} }),
-        }
-    }
-
     /// Looks the answer up: `None` if not answered yet.
     fn take(&self, answers: &Map<String, Value>) -> Option<Result<T, McpError>> {
         let value = answers.get(&self.key)?;
@@ -325,10 +291,6 @@ impl<T> Ask<T> {
                 McpError::invalid_params(format!("Invalid params: inputResponses[{:?}]: {why}", self.key))
             }),
         )
-    }
-
-    fn request(&self) -> Value {
-        json!({"method": self.method, "params": self.params})
     }
 }
 
@@ -344,6 +306,7 @@ pub trait Asks {
 struct Pending {
     requests: Map<String, Value>,
     missing_caps: Map<String, Value>,
+    broken: Option<String>,
 }
 
 impl Pending {
@@ -351,20 +314,29 @@ impl Pending {
         Pending {
             requests: Map::new(),
             missing_caps: Map::new(),
+            broken: None,
         }
     }
 
     fn add<T>(&mut self, ask: &Ask<T>, caps: &ClientCapabilities) {
-        if ask.covered_by(caps) {
-            self.requests.insert(ask.key.clone(), ask.request());
-        } else if let Value::Object(m) = ask.missing_capability() {
-            for (k, v) in m {
-                self.missing_caps.insert(k, v);
+        if ask.capability.is_declared_in(caps) {
+            // The typed request, as the wire carries it.
+            match ask.request.as_ref().map(serde_json::to_value) {
+                Ok(Ok(request)) => {
+                    self.requests.insert(ask.key.clone(), request);
+                }
+                Ok(Err(e)) => self.broken = Some(format!("ask {:?}: {e}", ask.key)),
+                Err(why) => self.broken = Some(format!("ask {:?}: {why}", ask.key)),
             }
+        } else {
+            ask.capability.add_to(&mut self.missing_caps);
         }
     }
 
     fn halt(self) -> Halt {
+        if let Some(why) = self.broken {
+            return Halt::Protocol(McpError::internal(why));
+        }
         if !self.missing_caps.is_empty() {
             return Halt::Protocol(McpError::missing_capability(Value::Object(self.missing_caps)));
         }

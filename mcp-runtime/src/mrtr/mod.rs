@@ -19,7 +19,7 @@ pub mod form;
 mod input;
 pub mod seal;
 
-pub use form::{ElicitForm, FormField};
+pub use form::ElicitForm;
 pub use input::{Ask, Asks, Elicited, Input, Sampled, Sampling};
 
 use crate::error::McpError;

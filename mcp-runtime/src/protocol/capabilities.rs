@@ -23,6 +23,50 @@ pub struct ClientCapabilities {
     pub extensions: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// A client capability a server may need: the kinds of input request a
+/// client can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClientCapability {
+    /// `elicitation`, in any mode.
+    Elicitation,
+    /// Form-mode elicitation (`elicitation` with no modes, or `elicitation.form`).
+    ElicitationForm,
+    /// `elicitation.url` (URL mode).
+    ElicitationUrl,
+    /// `sampling`.
+    Sampling,
+    /// `roots`.
+    Roots,
+}
+
+impl ClientCapability {
+    /// Whether `declared` covers this capability.
+    pub fn is_declared_in(self, declared: &ClientCapabilities) -> bool {
+        match self {
+            ClientCapability::Elicitation => declared.elicitation.is_some(),
+            ClientCapability::ElicitationForm => declared
+                .elicitation
+                .as_ref()
+                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            ClientCapability::ElicitationUrl => declared.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
+            ClientCapability::Sampling => declared.sampling.is_some(),
+            ClientCapability::Roots => declared.roots.is_some(),
+        }
+    }
+
+    /// Adds this capability to a `requiredCapabilities` object (the `data`
+    /// of -32021), as the declaration that would cover it.
+    pub fn add_to(self, required: &mut serde_json::Map<String, serde_json::Value>) {
+        let (name, value) = match self {
+            ClientCapability::Elicitation | ClientCapability::ElicitationForm => ("elicitation", serde_json::json!({})),
+            ClientCapability::ElicitationUrl => ("elicitation", serde_json::json!({"url": {}})),
+            ClientCapability::Sampling => ("sampling", serde_json::json!({})),
+            ClientCapability::Roots => ("roots", serde_json::json!({})),
+        };
+        required.insert(name.to_owned(), value);
+    }
+}
+
 /// The elicitation modes a client supports.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ElicitationCapability {

@@ -69,6 +69,10 @@ pub struct ElicitRequestUrlParams {
     pub message: String,
     /// The URL to visit.
     pub url: String,
+    /// An id for the elicitation: required by 2025-11-25 (which sends it as
+    /// a server-to-client request), ignored by 2026-07-28 clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
 }
 
 /// The `"url"` elicitation mode tag.

@@ -1,9 +1,9 @@
 //! What a resource function may return, and how each becomes contents.
 
+use crate::content::Json;
 use crate::error::McpError;
 use crate::mrtr::{Halt, Outcome};
 use crate::protocol::{BlobResourceContents, ResourceContents, TextResourceContents};
-use crate::tools::Json;
 use base64::Engine;
 use serde::Serialize;
 

@@ -24,45 +24,20 @@ pub struct UriTemplate {
 }
 
 impl UriTemplate {
-    /// Parses a template, or says what is unsupported in it.
+    /// Parses a template, or says what is unsupported in it (the rules of
+    /// `mcp-runtime-grammar`, which `#[resource]` applies at compile time).
     pub fn parse(raw: &str) -> Result<Self, String> {
-        let mut parts = Vec::new();
-        let mut rest = raw;
-        while let Some(open) = rest.find('{') {
-            if open > 0 {
-                parts.push(Part::Literal(rest[..open].to_owned()));
-            }
-            let close = rest[open..]
-                .find('}')
-                .ok_or_else(|| format!("unclosed `{{` in URI template {raw:?}"))?
-                + open;
-            let expr = &rest[open + 1..close];
-            let (reserved, name) = match expr.strip_prefix('+') {
-                Some(name) => (true, name),
-                None => (false, expr),
-            };
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(format!(
-                    "unsupported expression `{{{expr}}}` in URI template {raw:?}: only `{{name}}` and `{{+name}}` are supported"
-                ));
-            }
-            if matches!(parts.last(), Some(Part::Var { .. })) {
-                return Err(format!(
-                    "two variables without a literal between them in URI template {raw:?}"
-                ));
-            }
-            parts.push(Part::Var {
-                name: name.to_owned(),
-                reserved,
-            });
-            rest = &rest[close + 1..];
-        }
-        if rest.contains('}') {
-            return Err(format!("unopened `}}` in URI template {raw:?}"));
-        }
-        if !rest.is_empty() {
-            parts.push(Part::Literal(rest.to_owned()));
-        }
+        let parts = mcp_grammar::parse_template(raw)
+            .map_err(|why| format!("{why} (URI template {raw:?})"))?
+            .into_iter()
+            .map(|part| match part {
+                mcp_grammar::TemplatePart::Literal(text) => Part::Literal(text.to_owned()),
+                mcp_grammar::TemplatePart::Variable { name, reserved } => Part::Var {
+                    name: name.to_owned(),
+                    reserved,
+                },
+            })
+            .collect();
         Ok(UriTemplate {
             raw: raw.to_owned(),
             parts,

@@ -1,5 +1,6 @@
 //! What a tool function may return, and how each becomes a `CallToolResult`.
 
+pub use crate::content::Json;
 use crate::error::McpError;
 use crate::mrtr::{Halt, Outcome};
 use crate::protocol::{
@@ -7,26 +8,6 @@ use crate::protocol::{
 };
 use schemars::JsonSchema;
 use serde::Serialize;
-
-/// Structured output: the value becomes the result's `structuredContent`
-/// (any JSON value, no wrapper object), a text block carries the same JSON,
-/// and the tool advertises `outputSchema` derived from `T`.
-///
-/// ```
-/// use mcp_runtime::prelude::*;
-///
-/// #[mcp_runtime::schema]
-/// struct Sum { total: i64 }
-///
-/// /// Adds two numbers.
-/// #[tool]
-/// fn add(a: i64, b: i64) -> Json<Sum> {
-///     Json(Sum { total: a + b })
-/// }
-/// # fn main() {}
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Json<T>(pub T);
 
 /// Turns a tool function's return value into the tool's outcome.
 ///
@@ -140,7 +121,7 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     }
 
     fn output_schema(keep_defs: bool) -> Option<serde_json::Value> {
-        Some(super::output_schema_for::<T>(keep_defs))
+        Some(crate::schema::output_schema_for::<T>(keep_defs))
     }
 }
 

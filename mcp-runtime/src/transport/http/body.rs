@@ -2,7 +2,7 @@
 //! the request's handler, so that the client closing the stream drops (and
 //! cancels) the handler.
 
-use crate::context::Cancellation;
+use crate::cancel::Cancellation;
 use crate::dispatch::Reply;
 use crate::outbound::StreamReceiver;
 use bytes::Bytes;

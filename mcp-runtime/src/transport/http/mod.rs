@@ -16,12 +16,12 @@ mod guard;
 pub use body::McpBody;
 pub use guard::HostPolicy;
 
-use crate::context::Cancellation;
+use crate::cancel::Cancellation;
 use crate::dispatch::{Reply, Scope};
 use crate::headers::HeaderFacts;
 use crate::jsonrpc::{self, Message};
-use crate::legacy::SessionStore;
 use crate::server::Server;
+use crate::session::{Session, SessionStore};
 use bytes::Bytes;
 use http::{header, HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::BodyExt;
@@ -115,13 +115,13 @@ impl McpService {
         // RFC 9112 section 3.2: a request without Host is a bad request.
         let Some(host) = header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()))
         else {
-            let e = crate::McpError::invalid_request("Bad Request: missing Host header");
+            let e = crate::error::McpError::invalid_request("Bad Request: missing Host header");
             return error_response(StatusCode::BAD_REQUEST, &e);
         };
         let origin = header_text(&headers, &header::ORIGIN);
         if let Err(why) = self.config.hosts.check(Some(&host), origin.as_deref()) {
             tracing::warn!("{why}");
-            return error_response(StatusCode::FORBIDDEN, &crate::McpError::invalid_request(why));
+            return error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why));
         }
         drop((host, origin));
         // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
@@ -156,7 +156,7 @@ impl McpService {
                 .is_some_and(|p| p.eq_ignore_ascii_case(json))
         });
         if !is_json {
-            let e = crate::McpError::invalid_request("Content-Type must be application/json");
+            let e = crate::error::McpError::invalid_request("Content-Type must be application/json");
             return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
         }
         let bytes = match http_body_util::Limited::new(body, self.config.max_body).collect().await {
@@ -168,7 +168,7 @@ impl McpService {
                 } else {
                     (StatusCode::BAD_REQUEST, "Could not read the request body")
                 };
-                return error_response(code, &crate::McpError::invalid_request(msg));
+                return error_response(code, &crate::error::McpError::invalid_request(msg));
             }
         };
         let (request, session) = match jsonrpc::parse(&bytes) {
@@ -185,7 +185,7 @@ impl McpService {
                 if session.is_some_and(|s| s.deliver(r)) {
                     return status(StatusCode::ACCEPTED);
                 }
-                let e = crate::McpError::invalid_request("No request is waiting for this response");
+                let e = crate::error::McpError::invalid_request("No request is waiting for this response");
                 let mut reply = json_reply(Reply::error(Some(&id), &e));
                 *reply.status_mut() = StatusCode::BAD_REQUEST;
                 return reply;
@@ -216,7 +216,7 @@ impl McpService {
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
     fn initialize(&self, request: &jsonrpc::Request) -> Response<McpBody> {
         let id = SessionStore::new_id();
-        match self.server.initialize(request, Some(id.clone())) {
+        match crate::legacy::initialize(&self.server, request, Some(id.clone())) {
             Ok((session, body)) => {
                 self.sessions.insert(session);
                 let mut r = json_reply(Reply {
@@ -234,7 +234,7 @@ impl McpService {
 
     /// The GET stream of a legacy session: list changes and subscribed
     /// resource updates, until the client goes away.
-    fn session_stream(&self, session: Arc<crate::legacy::Session>) -> Response<McpBody> {
+    fn session_stream(&self, session: Arc<Session>) -> Response<McpBody> {
         let (tx, rx) = crate::outbound::stream();
         let server = self.server.clone();
         let forward: body::ReplyFuture = Box::pin(async move {
@@ -261,7 +261,7 @@ impl McpService {
         request: jsonrpc::Request,
         headers: HeaderFacts,
         principal: Option<String>,
-        session: Option<Arc<crate::legacy::Session>>,
+        session: Option<Arc<Session>>,
     ) -> Response<McpBody> {
         let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
@@ -274,7 +274,8 @@ impl McpService {
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));
-        let mut reply: body::ReplyFuture = Box::pin(async move { server.handle_request(&request, scope).await });
+        let mut reply: body::ReplyFuture =
+            Box::pin(async move { crate::dispatch::handle_request(&server, &request, scope).await });
         tokio::select! {
             biased;
             first = rx.recv() => {
@@ -316,7 +317,7 @@ impl Drop for CancelOnDrop {
 /// 404 for a legacy session id this server does not know (expired or
 /// never issued): the client starts a new session.
 fn session_not_found() -> Response<McpBody> {
-    let e = crate::McpError::invalid_request("Session not found: initialize a new session");
+    let e = crate::error::McpError::invalid_request("Session not found: initialize a new session");
     error_response(StatusCode::NOT_FOUND, &e)
 }
 
@@ -347,7 +348,7 @@ fn json_reply(reply: Reply) -> Response<McpBody> {
     r
 }
 
-fn error_response(code: StatusCode, error: &crate::McpError) -> Response<McpBody> {
+fn error_response(code: StatusCode, error: &crate::error::McpError) -> Response<McpBody> {
     let mut r = json_reply(Reply::error(None, error));
     *r.status_mut() = code;
     r

@@ -46,7 +46,7 @@ where
             LineRead::Eof => break,
             LineRead::TooLong => {
                 let error =
-                    crate::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
+                    crate::error::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
                 connection.receive_rejected(&error);
             }
             LineRead::Line => {

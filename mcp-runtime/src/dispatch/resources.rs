@@ -1,21 +1,25 @@
 //! Serving `resources/list`, `resources/templates/list` and `resources/read`.
 
-use crate::context::Context;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CacheScope, ResourceContents};
-use crate::server::{Router, Server};
+use crate::server::Context;
+use crate::server::{Catalog, Server};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 /// `resources/list`.
-pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    crate::tools::serve::list_page(server, "resources", &router.resources_json, params)
+pub(crate) fn list(server: &Server, catalog: &Catalog, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
+    super::list::list_page(server, "resources", &catalog.resources_json, params)
 }
 
 /// `resources/templates/list`.
-pub(crate) fn list_templates(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    crate::tools::serve::list_page(server, "resourceTemplates", &router.templates_json, params)
+pub(crate) fn list_templates(
+    server: &Server,
+    catalog: &Catalog,
+    params: Option<&RawValue>,
+) -> Result<Vec<u8>, McpError> {
+    super::list::list_page(server, "resourceTemplates", &catalog.templates_json, params)
 }
 
 /// The params of `resources/read` this module reads.
@@ -25,8 +29,8 @@ pub(crate) struct ReadParams {
 
 impl ReadParams {
     /// The URI, from the request's one parse.
-    pub(crate) fn from_head(head: &crate::dispatch::Head<'_>) -> Result<Self, McpError> {
-        let uri = crate::dispatch::Head::required(head.uri, "uri")?.into_owned();
+    pub(crate) fn from_head(head: &super::Head<'_>) -> Result<Self, McpError> {
+        let uri = super::Head::required(head.uri, "uri")?.into_owned();
         Ok(ReadParams { uri })
     }
 }
@@ -41,11 +45,15 @@ pub(crate) struct ReadResult {
 }
 
 /// `resources/read`: an exact URI first, then the templates in list order.
-pub(crate) async fn read(router: &Router, params: &ReadParams, ctx: Context) -> Result<Outcome<ReadResult>, McpError> {
+pub(crate) async fn read(
+    catalog: &Catalog,
+    params: &ReadParams,
+    ctx: Context,
+) -> Result<Outcome<ReadResult>, McpError> {
     let uri = params.uri.as_str();
-    let (entry, vars) = match router.resource_index.get(uri) {
-        Some(&i) => (&router.resources[i], Vec::new()),
-        None => router
+    let (entry, vars) = match catalog.resource_index.get(uri) {
+        Some(&i) => (&catalog.resources[i], Vec::new()),
+        None => catalog
             .templates
             .iter()
             .find_map(|t| {

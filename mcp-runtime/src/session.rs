@@ -1,9 +1,10 @@
-//! A legacy session: what `initialize` negotiated, and the bookkeeping of
-//! server-to-client requests.
+//! A legacy (2025-11-25) session: what `initialize` negotiated, and the
+//! bookkeeping of server-to-client requests. HTTP keeps its sessions in a
+//! [`SessionStore`]; stdio has one session per process.
 
-use crate::context::Outbound;
 use crate::error::McpError;
 use crate::jsonrpc;
+use crate::outbound::Outbound;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -249,16 +250,6 @@ impl SessionStore {
     /// Ends a session; returns whether it existed.
     pub fn remove(&self, id: &str) -> bool {
         lock(&self.sessions).remove(id).is_some()
-    }
-
-    /// How many sessions are open.
-    pub fn len(&self) -> usize {
-        lock(&self.sessions).len()
-    }
-
-    /// Whether no session is open.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

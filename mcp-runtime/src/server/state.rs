@@ -1,6 +1,6 @@
 //! Application state shared with handlers: the [`State<T>`] extractor.
 
-use crate::context::{Context, FromContext};
+use super::{Context, FromContext};
 use crate::error::McpError;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -44,8 +44,9 @@ impl StateMap {
 ///     (counter.hits.fetch_add(1, Ordering::Relaxed) + 1).to_string()
 /// }
 ///
-/// let server = Server::builder().state(Counter::default()).build();
+/// let server = Server::builder().state(Counter::default()).build()?;
 /// # let _ = server;
+/// # Ok::<(), mcp_runtime::BuildError>(())
 /// ```
 pub struct State<T: ?Sized>(pub Arc<T>);
 

@@ -1,15 +1,15 @@
 //! Serving `prompts/list` and `prompts/get`.
 
-use crate::context::Context;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::GetPromptResult;
-use crate::server::{Router, Server};
+use crate::server::Context;
+use crate::server::{Catalog, Server};
 use serde_json::value::RawValue;
 
 /// `prompts/list`.
-pub(crate) fn list(server: &Server, router: &Router, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    crate::tools::serve::list_page(server, "prompts", &router.prompts_json, params)
+pub(crate) fn list(server: &Server, catalog: &Catalog, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
+    super::list::list_page(server, "prompts", &catalog.prompts_json, params)
 }
 
 /// The params of `prompts/get` this module reads.
@@ -20,8 +20,8 @@ pub(crate) struct GetParams {
 
 impl GetParams {
     /// The name and arguments, from the request's one parse.
-    pub(crate) fn from_head(head: &crate::dispatch::Head<'_>) -> Result<Self, McpError> {
-        let name = crate::dispatch::Head::required(head.name, "name")?.into_owned();
+    pub(crate) fn from_head(head: &super::Head<'_>) -> Result<Self, McpError> {
+        let name = super::Head::required(head.name, "name")?.into_owned();
         let arguments = match head.arguments {
             None => None,
             Some(raw) => serde_json::from_str(raw.get())
@@ -33,14 +33,14 @@ impl GetParams {
 
 /// `prompts/get`: checks the arguments against the prompt's, then runs it.
 pub(crate) async fn get(
-    router: &Router,
+    catalog: &Catalog,
     params: &GetParams,
     ctx: Context,
 ) -> Result<Outcome<GetPromptResult>, McpError> {
-    let Some(&index) = router.prompt_index.get(params.name.as_str()) else {
+    let Some(&index) = catalog.prompt_index.get(params.name.as_str()) else {
         return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
     };
-    let entry = &router.prompts[index];
+    let entry = &catalog.prompts[index];
     let args = params.arguments.clone().unwrap_or_default();
     let declared = entry.prompt.arguments.as_deref().unwrap_or_default();
     for a in declared {

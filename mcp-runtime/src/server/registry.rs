@@ -1,5 +1,5 @@
 //! The link-time registry: every `#[tool]`, `#[resource]` and `#[prompt]` in the binary, in any module of
-//! any crate it links, lands in a `linkme` distributed slice. No router code.
+//! any crate it links, lands in a `linkme` distributed slice. No catalog code.
 //!
 //! Limits of linkme, honestly: it works on Linux, macOS, Windows, the BSDs,
 //! illumos, and most embedded ELF targets; it does **not** work on
@@ -9,9 +9,7 @@
 //! A static library whose registered items are never referenced may be dropped
 //! by the linker; linking it as a Rust dependency (the normal case) is fine.
 
-use crate::prompts::PromptDef;
-use crate::resources::ResourceDef;
-use crate::tools::ToolDef;
+use super::entry::{PromptDef, ResourceDef, ToolDef};
 
 /// Every `#[tool]` function linked into the binary.
 #[linkme::distributed_slice]
@@ -25,7 +23,7 @@ pub static RESOURCES: [ResourceDef];
 #[linkme::distributed_slice]
 pub static PROMPTS: [PromptDef];
 
-/// The registered tool descriptors (in link order; the router sorts them).
+/// The registered tool descriptors (in link order; the catalog sorts them).
 pub fn tools() -> &'static [ToolDef] {
     &TOOLS
 }

@@ -3,8 +3,8 @@
 //! values the parameter's type enumerates (enums complete by themselves).
 
 use crate::error::McpError;
-use crate::resources::Completer;
-use crate::server::Router;
+use crate::server::entry::Completer;
+use crate::server::Catalog;
 use serde::{Deserialize, Serialize};
 
 /// At most this many values are returned (the spec's limit).
@@ -57,28 +57,18 @@ pub(crate) struct CompleteResult {
     completion: Completion,
 }
 
-/// Whether anything the router serves completes.
-pub(crate) fn anything_completes(router: &Router) -> bool {
-    router
-        .prompts
-        .iter()
-        .flat_map(|p| &p.completers)
-        .chain(router.templates.iter().flat_map(|t| &t.completers))
-        .any(Completer::completes)
-}
-
 /// `completion/complete`.
-pub(crate) fn complete(router: &Router, params: CompleteParams) -> Result<CompleteResult, McpError> {
+pub(crate) fn complete(catalog: &Catalog, params: CompleteParams) -> Result<CompleteResult, McpError> {
     let completers: &[Completer] = match &params.reference {
         Reference::Prompt { name } => {
-            let i = router
+            let i = catalog
                 .prompt_index
                 .get(name.as_str())
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {name}")))?;
-            &router.prompts[*i].completers
+            &catalog.prompts[*i].completers
         }
         Reference::Resource { uri } => {
-            &router
+            &catalog
                 .templates
                 .iter()
                 .find(|t| &t.uri == uri)

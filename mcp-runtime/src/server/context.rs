@@ -6,65 +6,18 @@ use crate::jsonrpc;
 use crate::meta::RequestMeta;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
 use serde::Serialize;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use tokio::sync::Notify;
 
-pub use crate::outbound::Outbound;
-
-/// Cooperative cancellation of one request.
-///
-/// Cancelled when the client sends `notifications/cancelled` (stdio) or closes
-/// the response stream (HTTP). The framework also drops the handler's future,
-/// so an `await` point is a cancellation point; long synchronous loops should
-/// poll [`Cancellation::is_cancelled`].
-#[derive(Debug, Clone, Default)]
-pub struct Cancellation {
-    inner: Arc<CancelInner>,
-}
-
-#[derive(Debug, Default)]
-struct CancelInner {
-    cancelled: AtomicBool,
-    notify: Notify,
-}
-
-impl Cancellation {
-    /// A new, not yet cancelled token.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Marks the request cancelled and wakes every waiter.
-    pub fn cancel(&self) {
-        self.inner.cancelled.store(true, Ordering::SeqCst);
-        self.inner.notify.notify_waiters();
-    }
-
-    /// Whether the request was cancelled.
-    pub fn is_cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Completes when the request is cancelled.
-    pub async fn cancelled(&self) {
-        loop {
-            let notified = self.inner.notify.notified();
-            if self.is_cancelled() {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
+use crate::cancel::Cancellation;
+use crate::outbound::Outbound;
 
 pub(crate) struct RequestScope {
     pub id: RequestId,
     pub meta: RequestMeta,
     pub cancel: Cancellation,
     pub outbound: Option<Outbound>,
-    pub state: crate::state::StateMap,
-    pub server: crate::server::Server,
+    pub state: super::StateMap,
+    pub server: super::Server,
     pub mrtr: Option<std::sync::Arc<crate::mrtr::MrtrScope>>,
     pub principal: Option<String>,
 }
@@ -198,7 +151,7 @@ impl Context {
     /// The server serving this request: to change what it serves at run time
     /// ([`Server::add_tool`](crate::Server::add_tool) and friends) or to
     /// announce resource updates.
-    pub fn server(&self) -> &crate::server::Server {
+    pub fn server(&self) -> &super::Server {
         &self.scope.server
     }
 
@@ -216,7 +169,7 @@ impl Context {
 /// Implement it for your own types, and mark such parameters `#[extract]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
-    note = "parameters marked #[extract] (or named Context, Cancellation, State) must implement `FromContext`"
+    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
 )]
 pub trait FromContext: Sized {
     /// Builds the value from the request context.
@@ -232,5 +185,17 @@ impl FromContext for Context {
 impl FromContext for Cancellation {
     fn from_context(ctx: &Context) -> Result<Self, McpError> {
         Ok(ctx.scope.cancel.clone())
+    }
+}
+
+impl FromContext for crate::mrtr::Input {
+    fn from_context(ctx: &Context) -> Result<Self, McpError> {
+        let scope = ctx.scope.mrtr.clone().ok_or_else(|| {
+            McpError::internal("Input is only available in tools/call, prompts/get and resources/read handlers")
+        })?;
+        Ok(crate::mrtr::Input::new(
+            scope,
+            ctx.scope.meta.client_capabilities.clone(),
+        ))
     }
 }

@@ -1,0 +1,161 @@
+//! Check: the rules an item must follow, applied to its model. Every
+//! broken rule is recorded in the [`Ctxt`] at the span of the user's code,
+//! so one compile reports them all.
+
+use crate::ctxt::Ctxt;
+use crate::model::{Param, ParamKind, Prompt, Resource, Tool};
+use syn::spanned::Spanned;
+use syn::{ItemFn, ReturnType, Type};
+
+/// Signatures no macro supports: generics, `const`, variadics, an
+/// `impl Trait` return type.
+fn signature(cx: &Ctxt, func: &ItemFn, m: &str) {
+    let sig = &func.sig;
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(&sig.generics, format!("{m} functions cannot be generic"));
+    }
+    if let Some(c) = &sig.constness {
+        cx.error(c.span(), format!("{m} functions cannot be `const`"));
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error(v.span(), format!("{m} functions cannot be variadic"));
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        if let Type::ImplTrait(i) = &**ty {
+            cx.error(
+                i.span(),
+                format!("{m} functions must name their return type, not `impl Trait`"),
+            );
+        }
+    }
+}
+
+/// Arguments are owned, named types.
+fn arguments(cx: &Ctxt, params: &[Param], m: &str) {
+    for p in params.iter().filter(|p| !matches!(p.kind, ParamKind::Extractor)) {
+        match &p.ty {
+            Type::Reference(r) => cx.error_spanned_by(
+                r,
+                format!("{m} arguments must be owned types (for example `String`, not `&str`)"),
+            ),
+            Type::ImplTrait(i) => cx.error(i.span(), format!("{m} arguments cannot be `impl Trait`")),
+            _ => {}
+        }
+    }
+}
+
+/// The rules of a `#[tool]`.
+pub fn tool(cx: &Ctxt, tool: &Tool) {
+    signature(cx, &tool.func, "#[tool]");
+    if tool.name.len() > mcp_grammar::MAX_TOOL_NAME {
+        cx.error(
+            tool.name_span,
+            format!("tool name is {} characters long; the limit is 128", tool.name.len()),
+        );
+    } else if !mcp_grammar::is_valid_tool_name(&tool.name) {
+        cx.error(
+            tool.name_span,
+            format!(
+                "invalid tool name `{}`: use 1 to 128 characters of A-Za-z0-9, `_`, `.`, `-`",
+                tool.name
+            ),
+        );
+    }
+    arguments(cx, &tool.params, "#[tool]");
+    let wholes: Vec<&Param> = tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Whole))
+        .collect();
+    if let Some(w) = wholes.first() {
+        let others = tool
+            .params
+            .iter()
+            .filter(|p| !matches!(p.kind, ParamKind::Extractor))
+            .count();
+        if wholes.len() > 1 || others > 1 {
+            cx.error(
+                w.ident.span(),
+                "an #[arguments] parameter receives all the arguments: the other parameters must be extractors",
+            );
+        }
+    }
+}
+
+/// The rules of a `#[prompt]`.
+pub fn prompt(cx: &Ctxt, prompt: &Prompt) {
+    signature(cx, &prompt.func, "#[prompt]");
+    if prompt.name.is_empty() || prompt.name.len() > 128 {
+        cx.error(prompt.name_span, "a prompt name has 1 to 128 characters");
+    }
+    arguments(cx, &prompt.params, "#[prompt]");
+}
+
+/// The rules of a `#[resource]`: one URI or template with a scheme, a known
+/// cache scope, and template variables bound one to one to parameters.
+pub fn resource(cx: &Ctxt, r: &Resource) {
+    signature(cx, &r.func, "#[resource]");
+    arguments(cx, &r.params, "#[resource]");
+    match (&r.attr.uri, &r.attr.uri_template) {
+        (Some(u), Some(_)) => cx.error(u.span, "give either `uri` or `uri_template`, not both"),
+        (None, None) => {
+            let span = if r.attr_span.source_text().is_some() {
+                r.attr_span
+            } else {
+                proc_macro2::Span::call_site()
+            };
+            cx.error(
+                span,
+                "#[resource] needs `uri = \"scheme://...\"` or `uri_template = \"scheme://{var}\"`",
+            );
+            return;
+        }
+        _ => {}
+    }
+    if !r.uri.contains(':') {
+        cx.error(r.uri_span, "a resource URI needs a scheme, like `docs://readme`");
+    }
+    if let Some(s) = &r.attr.cache_scope {
+        if s.value != "public" && s.value != "private" {
+            cx.error(s.span, "cache_scope is \"public\" or \"private\"");
+        }
+    }
+    let vars: Vec<&str> = if r.is_template {
+        match mcp_grammar::parse_template(&r.uri) {
+            Ok(parts) => parts
+                .into_iter()
+                .filter_map(|p| match p {
+                    mcp_grammar::TemplatePart::Variable { name, .. } => Some(name),
+                    mcp_grammar::TemplatePart::Literal(_) => None,
+                })
+                .collect(),
+            Err(why) => {
+                cx.error(r.uri_span, why);
+                return;
+            }
+        }
+    } else {
+        Vec::new()
+    };
+    for p in &r.params {
+        if let ParamKind::Argument { wire, .. } = &p.kind {
+            if !vars.contains(&wire.as_str()) {
+                let why = if r.is_template {
+                    format!("parameter `{wire}` has no `{{{wire}}}` variable in the URI template")
+                } else {
+                    format!("a static resource takes no parameters; use `uri_template` to bind `{wire}`")
+                };
+                cx.error(p.ident.span(), why);
+            }
+        }
+    }
+    for v in &vars {
+        let bound = r
+            .params
+            .iter()
+            .any(|p| matches!(&p.kind, ParamKind::Argument { wire, .. } if wire == v));
+        if !bound {
+            cx.error(r.uri_span, format!("template variable `{v}` has no parameter `{v}`"));
+        }
+    }
+}

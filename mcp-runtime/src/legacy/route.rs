@@ -1,0 +1,137 @@
+//! The `initialize` handshake, and what each request of a legacy session
+//! comes to: an answer from the session's bookkeeping, or a method for the
+//! dispatcher to serve with the metadata the session implies.
+
+use super::negotiate;
+use crate::error::McpError;
+use crate::jsonrpc::parse_params;
+use crate::jsonrpc::Request;
+use crate::meta::RequestMeta;
+use crate::method::Method;
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProgressToken};
+use crate::server::Server;
+use crate::session::Session;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeParams {
+    protocol_version: String,
+    #[serde(default)]
+    capabilities: ClientCapabilities,
+    #[serde(default)]
+    client_info: Option<Implementation>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InitializeResult<'a> {
+    protocol_version: &'a str,
+    capabilities: crate::protocol::ServerCapabilities,
+    server_info: &'a Implementation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+}
+
+#[derive(Deserialize)]
+struct SetLevel {
+    level: LoggingLevel,
+}
+
+#[derive(Deserialize)]
+struct UriParams {
+    uri: String,
+}
+
+/// Answers an `initialize` request: negotiates the revision and opens a
+/// session (`id` names it on HTTP). In modern-only mode, or for
+/// malformed params, an error naming the supported versions.
+pub(crate) fn initialize(
+    server: &Server,
+    request: &Request,
+    id: Option<String>,
+) -> Result<(Arc<Session>, Vec<u8>), McpError> {
+    let params: InitializeParams = parse_params(request.params.as_deref())?;
+    if !server.config().legacy {
+        return Err(McpError::unsupported_version(
+            &params.protocol_version,
+            crate::meta::SUPPORTED_VERSIONS,
+        ));
+    }
+    let version = negotiate(&params.protocol_version);
+    let session = Arc::new(Session::new(id, version, params.capabilities, params.client_info));
+    let catalog = server.catalog();
+    let mut capabilities = catalog.capabilities();
+    capabilities.logging = Some(Default::default());
+    let result = InitializeResult {
+        protocol_version: version,
+        capabilities,
+        server_info: &server.config().info,
+        instructions: server.config().instructions.as_deref(),
+    };
+    let body = serde_json::to_vec(&result).map_err(|e| McpError::internal(e.to_string()))?;
+    tracing::debug!(version, client = ?session.client_info.as_ref().map(|c| &c.name), "legacy session opened");
+    Ok((session, body))
+}
+
+/// What a legacy session's request comes to.
+pub(crate) enum Route {
+    /// Answered by the session's own bookkeeping (`ping`, `logging/setLevel`,
+    /// `resources/subscribe`...): the result.
+    Answered(Vec<u8>),
+    /// A method the dispatcher serves, with the metadata the session
+    /// implies; its result then leaves through [`strip`](super::strip).
+    Serve(Method, RequestMeta),
+}
+
+/// Routes one request of a legacy session. `progress_token` is the raw
+/// `_meta.progressToken` of its params, if any.
+pub(crate) fn route(
+    request: &Request,
+    progress_token: Option<&RawValue>,
+    session: &Arc<Session>,
+) -> Result<Route, McpError> {
+    session.touch();
+    let params = request.params.as_deref();
+    let method_name: &str = &request.method;
+    let method = Method::parse(method_name).ok_or_else(|| McpError::method_not_found(method_name))?;
+    let answered = |()| Ok(Route::Answered(b"{}".to_vec()));
+    match method {
+        Method::Ping => return answered(()),
+        Method::SetLogLevel => {
+            let p: SetLevel = parse_params(params)?;
+            session.set_log_level(p.level);
+            return answered(());
+        }
+        Method::ResourcesSubscribe => {
+            let p: UriParams = parse_params(params)?;
+            session.subscribe(p.uri);
+            return answered(());
+        }
+        Method::ResourcesUnsubscribe => {
+            let p: UriParams = parse_params(params)?;
+            session.unsubscribe(&p.uri);
+            return answered(());
+        }
+        Method::Initialize => {
+            return Err(McpError::invalid_request(
+                "Invalid request: the session is already initialized",
+            ))
+        }
+        // 2026-07-28 only.
+        Method::Discover | Method::SubscriptionsListen => return Err(McpError::method_not_found(method_name)),
+        m if !m.is_modern_request() => return Err(McpError::method_not_found(method_name)),
+        _ => {}
+    }
+    let progress_token: Option<ProgressToken> = progress_token.and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let meta = RequestMeta {
+        protocol_version: session.version.into(),
+        client_capabilities: session.capabilities.clone(),
+        client_info: session.client_info.clone(),
+        log_level: session.log_level(),
+        progress_token,
+    };
+    Ok(Route::Serve(method, meta))
+}

@@ -1,0 +1,240 @@
+//! The builder that assembles a [`Server`] from the link-time registry
+//! and/or by hand.
+
+use super::entry::{PromptEntry, RegisteredPrompt, RegisteredResource, RegisteredTool, ResourceEntry, ToolEntry};
+use super::{BuildError, CacheHint, Catalog, Config, Parts, Server, ServerInner, StateMap};
+use crate::cancel::Cancellation;
+use crate::protocol::{CacheScope, Implementation};
+use std::sync::{Arc, RwLock};
+
+/// Assembles a [`Server`].
+///
+/// By default it serves every `#[tool]` in the binary; [`empty`](Self::empty)
+/// starts from nothing instead, for tests and composition.
+#[derive(Default)]
+pub struct ServerBuilder {
+    config: Config,
+    explicit: bool,
+    only: Option<Vec<String>>,
+    parts: Parts,
+    state: StateMap,
+    state_keys: Option<Vec<[u8; 32]>>,
+    state_ttl: Option<std::time::Duration>,
+    /// A registration that failed, reported by [`ServerBuilder::build`].
+    error: Option<BuildError>,
+}
+
+impl ServerBuilder {
+    /// Starts from no tools at all: only what is added explicitly is served.
+    pub fn empty(mut self) -> Self {
+        self.explicit = true;
+        self
+    }
+
+    /// Serves, of the link-time registry, only the tools, prompts,
+    /// resources and templates whose name (or URI) is listed; what is added
+    /// explicitly is served too.
+    pub fn only<I: IntoIterator<Item = S>, S: Into<String>>(mut self, names: I) -> Self {
+        self.only = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Adds a `#[tool]` function by name: `.tool::<my_tool>()`.
+    pub fn tool<T: RegisteredTool>(mut self) -> Self {
+        self.parts.tools.push(ToolEntry::from_def(T::DEF));
+        self
+    }
+
+    /// Adds a tool entry (for example one built with [`ToolEntry::dynamic`]).
+    pub fn tool_entry(mut self, entry: ToolEntry) -> Self {
+        self.parts.tools.push(entry);
+        self
+    }
+
+    /// Adds a `#[resource]` function by name: `.resource::<my_resource>()`.
+    pub fn resource<T: RegisteredResource>(mut self) -> Self {
+        match ResourceEntry::from_def(T::DEF) {
+            Ok(entry) => self.parts.resources.push(entry),
+            Err(e) => {
+                self.error.get_or_insert(BuildError::InvalidTemplate(e));
+            }
+        }
+        self
+    }
+
+    /// Adds a resource entry (for example one built with [`ResourceEntry::dynamic`]).
+    pub fn resource_entry(mut self, entry: ResourceEntry) -> Self {
+        self.parts.resources.push(entry);
+        self
+    }
+
+    /// Adds a `#[prompt]` function by name: `.prompt::<my_prompt>()`.
+    pub fn prompt<T: RegisteredPrompt>(mut self) -> Self {
+        self.parts.prompts.push(PromptEntry::from_def(T::DEF));
+        self
+    }
+
+    /// Adds a prompt entry (for example one built with [`PromptEntry::dynamic`]).
+    pub fn prompt_entry(mut self, entry: PromptEntry) -> Self {
+        self.parts.prompts.push(entry);
+        self
+    }
+
+    /// Sets `serverInfo.name` (default: the binary's name with [`crate::main!`]).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.config.info.name = name.into();
+        self
+    }
+
+    /// Sets `serverInfo.version`.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.config.info.version = version.into();
+        self
+    }
+
+    /// Sets the whole `serverInfo`.
+    pub fn info(mut self, info: Implementation) -> Self {
+        self.config.info = info;
+        self
+    }
+
+    /// Sets the `instructions` of `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.config.instructions = Some(text.into());
+        self
+    }
+
+    /// Sets the page size of every list (minimum 1).
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.config.page_size = n.max(1);
+        self
+    }
+
+    /// Sets the caching hints of list results.
+    pub fn list_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.config.list_cache = CacheHint { ttl_ms, scope };
+        self
+    }
+
+    /// Serves only 2026-07-28: `initialize` is answered with an error naming
+    /// the supported versions, as the spec recommends.
+    pub fn modern_only(mut self) -> Self {
+        self.config.legacy = false;
+        self
+    }
+
+    /// Sets the caching hints of `server/discover`.
+    pub fn discover_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.config.discover_cache = CacheHint { ttl_ms, scope };
+        self
+    }
+
+    /// Sets the keys that seal `requestState` (32 bytes each, newest first;
+    /// older keys still open states sealed before a rotation). Without this,
+    /// the keys come from `MCP_REQUEST_STATE_KEYS`, else one is generated.
+    pub fn request_state_keys(mut self, keys: Vec<[u8; 32]>) -> Self {
+        self.state_keys = Some(keys);
+        self
+    }
+
+    /// Sets how long a sealed `requestState` stays valid (default 5 minutes).
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.state_ttl = Some(ttl);
+        self
+    }
+
+    /// Registers shared state for the [`State<T>`](crate::State) extractor.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// Builds the server, or says why it cannot be built: duplicate or
+    /// invalid names, a malformed input schema or URI template, malformed
+    /// `requestState` keys. Nothing is served until this succeeds, and it
+    /// never ends the process: [`main!`](crate::main!) reports the error and
+    /// exits with status 2.
+    pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let mut parts = Parts::default();
+        let wanted = |name: &str| self.only.as_ref().is_none_or(|only| only.iter().any(|n| n == name));
+        if !self.explicit {
+            for def in super::registry::tools() {
+                if wanted(def.name) {
+                    parts.tools.push(ToolEntry::from_def(def));
+                }
+            }
+            for def in super::registry::resources() {
+                if wanted(def.uri) || wanted(def.name) {
+                    parts
+                        .resources
+                        .push(ResourceEntry::from_def(def).map_err(BuildError::InvalidTemplate)?);
+                }
+            }
+            for def in super::registry::prompts() {
+                if wanted(def.name) {
+                    parts.prompts.push(PromptEntry::from_def(def));
+                }
+            }
+        }
+        // `.tool::<f>()` of a registered item is not a duplicate of itself.
+        for t in self.parts.tools {
+            if !parts
+                .tools
+                .iter()
+                .any(|e| e.tool.name == t.tool.name && e.location == t.location)
+            {
+                parts.tools.push(t);
+            }
+        }
+        for r in self.parts.resources {
+            if !parts
+                .resources
+                .iter()
+                .any(|e| e.uri == r.uri && e.location == r.location)
+            {
+                parts.resources.push(r);
+            }
+        }
+        for p in self.parts.prompts {
+            if !parts
+                .prompts
+                .iter()
+                .any(|e| e.prompt.name == p.prompt.name && e.location == p.location)
+            {
+                parts.prompts.push(p);
+            }
+        }
+        let catalog = Catalog::build(parts)?;
+        let meta_fragment = format!(
+            "\"_meta\":{{\"{}\":{}}}",
+            crate::protocol::META_SERVER_INFO,
+            serde_json::to_string(&self.config.info).unwrap_or_else(|_| "{}".into())
+        );
+        let (events, _) = tokio::sync::broadcast::channel(256);
+        let keys = match self.state_keys {
+            Some(keys) => keys,
+            None => match std::env::var(crate::mrtr::seal::KEYS_ENV) {
+                Ok(text) => crate::mrtr::seal::parse_keys(&text).map_err(|e| BuildError::InvalidKeys(e.to_string()))?,
+                Err(_) => Vec::new(),
+            },
+        };
+        let ephemeral_key = keys.is_empty();
+        let sealer =
+            crate::mrtr::seal::Sealer::new(&keys, self.state_ttl.unwrap_or(std::time::Duration::from_secs(300)));
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                config: self.config,
+                meta_fragment,
+                catalog: RwLock::new(Arc::new(catalog)),
+                state: self.state,
+                events,
+                stopping: Cancellation::new(),
+                sealer,
+                ephemeral_key,
+            }),
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! The catalog: what a server serves (tools, static resources, templates,
+//! prompts), each sorted (the deterministic list order) with an index, and
+//! each item's JSON serialized once so that list pages are written by
+//! concatenation. Read-only once built; swapped whole when the set changes.
+
+use super::entry::Completer;
+use super::entry::{PromptEntry, ResourceEntry, ToolEntry};
+use super::BuildError;
+use crate::protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
+use std::collections::HashMap;
+
+/// What is served, read-only once built: swapped whole when the set changes.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Catalog {
+    /// Tools sorted by name (a deterministic list order).
+    pub tools: Vec<ToolEntry>,
+    /// The serialized JSON of each tool, in the same order.
+    pub tools_json: Vec<String>,
+    pub tool_index: HashMap<String, usize>,
+    /// Static resources sorted by URI.
+    pub resources: Vec<ResourceEntry>,
+    pub resources_json: Vec<String>,
+    pub resource_index: HashMap<String, usize>,
+    /// Resource templates sorted by template.
+    pub templates: Vec<ResourceEntry>,
+    pub templates_json: Vec<String>,
+    /// Prompts sorted by name.
+    pub prompts: Vec<PromptEntry>,
+    pub prompts_json: Vec<String>,
+    pub prompt_index: HashMap<String, usize>,
+}
+
+fn index_by<T>(
+    items: &[T],
+    key: impl Fn(&T) -> &str,
+    location: impl Fn(&T) -> &'static str,
+    kind: &'static str,
+) -> Result<HashMap<String, usize>, BuildError> {
+    let mut index = HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if let Some(prev) = index.insert(key(item).to_owned(), i) {
+            let (first, second) = (location(&items[prev]), location(item));
+            return Err(if kind == "tool" {
+                BuildError::DuplicateTool {
+                    name: key(item).to_owned(),
+                    first,
+                    second,
+                }
+            } else {
+                BuildError::Duplicate {
+                    kind,
+                    name: key(item).to_owned(),
+                    first,
+                    second,
+                }
+            });
+        }
+    }
+    Ok(index)
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "{}".into())
+}
+
+/// What the catalog is built from.
+#[derive(Default, Clone)]
+pub(crate) struct Parts {
+    pub tools: Vec<ToolEntry>,
+    pub resources: Vec<ResourceEntry>,
+    pub prompts: Vec<PromptEntry>,
+}
+
+impl Catalog {
+    pub(crate) fn build(parts: Parts) -> Result<Catalog, BuildError> {
+        let Parts {
+            mut tools,
+            resources,
+            mut prompts,
+        } = parts;
+        tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        for t in &tools {
+            if !crate::tools::is_valid_name(&t.tool.name) {
+                return Err(BuildError::InvalidToolName(t.tool.name.clone()));
+            }
+            if t.tool.input_schema.get("type").and_then(|v| v.as_str()) != Some("object") {
+                return Err(BuildError::InvalidInputSchema(t.tool.name.clone()));
+            }
+            crate::headers::check_declared(&t.tool.input_schema)
+                .map_err(|why| BuildError::InvalidHeaderParam(t.tool.name.clone(), why))?;
+        }
+        let tool_index = index_by(&tools, |t| &t.tool.name, |t| t.location, "tool")?;
+        let (mut templates, mut statics): (Vec<_>, Vec<_>) = resources.into_iter().partition(|r| r.template.is_some());
+        statics.sort_by(|a, b| a.uri.cmp(&b.uri));
+        templates.sort_by(|a, b| a.uri.cmp(&b.uri));
+        let resource_index = index_by(&statics, |r| &r.uri, |r| r.location, "resource")?;
+        index_by(&templates, |r| &r.uri, |r| r.location, "resource template")?;
+        prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
+        let prompt_index = index_by(&prompts, |p| &p.prompt.name, |p| p.location, "prompt")?;
+        Ok(Catalog {
+            tools_json: tools.iter().map(|t| to_json(&t.tool)).collect(),
+            tools,
+            tool_index,
+            resources_json: statics.iter().map(|r| to_json(&r.listing)).collect(),
+            resources: statics,
+            resource_index,
+            templates_json: templates.iter().map(|r| to_json(&r.listing)).collect(),
+            templates,
+            prompts_json: prompts.iter().map(|p| to_json(&p.prompt)).collect(),
+            prompts,
+            prompt_index,
+        })
+    }
+
+    pub(crate) fn parts(&self) -> Parts {
+        Parts {
+            tools: self.tools.clone(),
+            resources: self.resources.iter().chain(&self.templates).cloned().collect(),
+            prompts: self.prompts.clone(),
+        }
+    }
+}
+
+impl Catalog {
+    /// Whether anything the catalog serves completes.
+    pub(crate) fn anything_completes(&self) -> bool {
+        self.prompts
+            .iter()
+            .flat_map(|p| &p.completers)
+            .chain(self.templates.iter().flat_map(|t| &t.completers))
+            .any(Completer::completes)
+    }
+
+    /// The capabilities the server offers, derived from what it serves: no
+    /// `tools` capability when there are no tools. List changes and resource
+    /// updates are announced on `subscriptions/listen` streams, so the kinds that
+    /// are present declare `listChanged` (and resources `subscribe`).
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        let catalog = self;
+        let has_resources = !catalog.resources.is_empty() || !catalog.templates.is_empty();
+        ServerCapabilities {
+            tools: (!catalog.tools.is_empty()).then_some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            prompts: (!catalog.prompts.is_empty()).then_some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            resources: has_resources.then_some(ResourcesCapability {
+                list_changed: Some(true),
+                subscribe: Some(true),
+            }),
+            completions: catalog.anything_completes().then(Default::default),
+            ..Default::default()
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! A resource or template as the catalog serves it: the static descriptor
+//! `#[resource]` registers, its completers, and the entry built from it (or
+//! by hand, at run time).
+
+use crate::error::McpError;
+use crate::mrtr::Outcome;
+use crate::protocol::{CacheScope, Resource, ResourceContents, ResourceTemplate};
+use crate::resources::{IntoResourceContents, UriTemplate};
+use crate::server::Context;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The future a resource handler returns.
+pub type ResourceFuture = Pin<Box<dyn Future<Output = Result<Outcome<Vec<ResourceContents>>, McpError>> + Send>>;
+
+/// The erased read of a resource: the requested URI, the template
+/// variables it bound (empty for a static resource), and the context.
+pub type ResourceHandler = Arc<dyn Fn(&str, &[(String, String)], Context) -> ResourceFuture + Send + Sync>;
+
+/// A completion function for a template variable or prompt argument: the
+/// partial value and the other arguments already given → candidates.
+pub type CompleteFn = fn(&str, &serde_json::Map<String, serde_json::Value>) -> Vec<String>;
+
+/// How a parameter completes.
+#[derive(Debug, Clone, Copy)]
+pub struct CompleterDef {
+    /// The variable or argument name.
+    pub name: &'static str,
+    /// A `#[complete(with = f)]` function.
+    pub custom: Option<CompleteFn>,
+    /// The values its type enumerates (computed once at start-up).
+    pub values: fn() -> Vec<String>,
+}
+
+/// The static descriptor of a `#[resource]` function.
+#[derive(Debug)]
+pub struct ResourceDef {
+    /// `uri` (static) or `uri_template` (template).
+    pub uri: &'static str,
+    /// Whether `uri` is an RFC 6570 template.
+    pub is_template: bool,
+    /// The resource's name.
+    pub name: &'static str,
+    /// Display title.
+    pub title: Option<&'static str>,
+    /// Description (the doc comment unless overridden).
+    pub description: Option<&'static str>,
+    /// MIME type.
+    pub mime_type: Option<&'static str>,
+    /// `ttlMs` of reads.
+    pub ttl_ms: u64,
+    /// `cacheScope` of reads.
+    pub cache_scope: CacheScope,
+    /// The erased read.
+    pub read: fn(&str, &[(String, String)], Context) -> ResourceFuture,
+    /// Template variables' completion.
+    pub completers: &'static [CompleterDef],
+    /// Where the function is defined.
+    pub location: &'static str,
+}
+
+/// Implemented by the type-namespace twin of each `#[resource]` function.
+pub trait RegisteredResource {
+    /// The static descriptor.
+    const DEF: &'static ResourceDef;
+}
+
+/// A resource or template as the router serves it.
+#[derive(Clone)]
+pub struct ResourceEntry {
+    pub(crate) uri: String,
+    pub(crate) template: Option<UriTemplate>,
+    pub(crate) listing: serde_json::Value,
+    pub(crate) ttl_ms: u64,
+    pub(crate) cache_scope: CacheScope,
+    pub(crate) handler: ResourceHandler,
+    pub(crate) completers: Vec<Completer>,
+    pub(crate) location: &'static str,
+}
+
+/// A resolved completer.
+#[derive(Clone, Debug)]
+pub(crate) struct Completer {
+    pub name: String,
+    pub custom: Option<CompleteFn>,
+    pub values: Vec<String>,
+}
+
+impl Completer {
+    pub(crate) fn from_defs(defs: &[CompleterDef]) -> Vec<Completer> {
+        defs.iter()
+            .map(|d| Completer {
+                name: d.name.to_owned(),
+                custom: d.custom,
+                values: (d.values)(),
+            })
+            .collect()
+    }
+
+    pub(crate) fn completes(&self) -> bool {
+        self.custom.is_some() || !self.values.is_empty()
+    }
+}
+
+impl std::fmt::Debug for ResourceEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceEntry")
+            .field("uri", &self.uri)
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+impl ResourceEntry {
+    /// The entry of a registered `#[resource]` function.
+    pub fn from_def(def: &'static ResourceDef) -> Result<Self, String> {
+        let read = def.read;
+        let template = if def.is_template {
+            Some(UriTemplate::parse(def.uri)?)
+        } else {
+            None
+        };
+        let listing = if def.is_template {
+            serde_json::to_value(ResourceTemplate {
+                uri_template: def.uri.to_owned(),
+                name: def.name.to_owned(),
+                title: def.title.map(str::to_owned),
+                description: def.description.map(str::to_owned),
+                mime_type: def.mime_type.map(str::to_owned),
+                ..Default::default()
+            })
+        } else {
+            serde_json::to_value(Resource {
+                uri: def.uri.to_owned(),
+                name: def.name.to_owned(),
+                title: def.title.map(str::to_owned),
+                description: def.description.map(str::to_owned),
+                mime_type: def.mime_type.map(str::to_owned),
+                ..Default::default()
+            })
+        }
+        .map_err(|e| e.to_string())?;
+        Ok(ResourceEntry {
+            uri: def.uri.to_owned(),
+            template,
+            listing,
+            ttl_ms: def.ttl_ms,
+            cache_scope: def.cache_scope,
+            handler: Arc::new(move |uri, vars, ctx| read(uri, vars, ctx)),
+            completers: Completer::from_defs(def.completers),
+            location: def.location,
+        })
+    }
+
+    /// A static resource defined at run time, read by `handler`.
+    pub fn dynamic<F, Fut, R>(resource: Resource, handler: F) -> Self
+    where
+        F: Fn(String, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        let mime = resource.mime_type.clone();
+        let uri = resource.uri.clone();
+        let listing = serde_json::to_value(&resource).unwrap_or_default();
+        let handler: ResourceHandler = Arc::new(move |uri: &str, _vars: &[(String, String)], ctx| {
+            let fut = handler(uri.to_owned(), ctx);
+            let (uri, mime) = (uri.to_owned(), mime.clone());
+            Box::pin(async move { fut.await.into_contents(&uri, mime.as_deref()) })
+        });
+        ResourceEntry {
+            uri,
+            template: None,
+            listing,
+            ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+            handler,
+            completers: Vec::new(),
+            location: "dynamic",
+        }
+    }
+
+    /// The resource's URI, or its template.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+}

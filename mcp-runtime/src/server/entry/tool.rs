@@ -1,0 +1,194 @@
+//! A tool as the catalog serves it: the static descriptor `#[tool]`
+//! registers, and the entry built from it (or by hand, at run time).
+
+use crate::error::McpError;
+use crate::mrtr::Outcome;
+use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations};
+use crate::server::Context;
+use crate::tools::{validate, IntoToolResult};
+use serde_json::value::RawValue;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The future a tool handler returns.
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Outcome<CallToolResult>, McpError>> + Send>>;
+
+/// The type-erased call of a tool: raw arguments and the request context in,
+/// a future of the outcome out.
+pub type ToolHandler = Arc<dyn Fn(Option<&RawValue>, Context) -> ToolFuture + Send + Sync>;
+
+/// Annotation hints as a `#[tool]` attribute states them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnnotationHints {
+    /// `read_only`
+    pub read_only: Option<bool>,
+    /// `destructive`
+    pub destructive: Option<bool>,
+    /// `idempotent`
+    pub idempotent: Option<bool>,
+    /// `open_world`
+    pub open_world: Option<bool>,
+}
+
+/// The static descriptor of a `#[tool]` function, placed in the link-time
+/// registry. Not written by hand: the macro builds it.
+#[derive(Debug)]
+pub struct ToolDef {
+    /// The tool's name.
+    pub name: &'static str,
+    /// Display title.
+    pub title: Option<&'static str>,
+    /// Description (the doc comment unless overridden).
+    pub description: Option<&'static str>,
+    /// Annotation hints.
+    pub hints: AnnotationHints,
+    /// Builds the input schema (called once, at start-up).
+    pub input_schema: fn() -> serde_json::Value,
+    /// Builds the output schema, if the return type has one.
+    pub output_schema: fn() -> Option<serde_json::Value>,
+    /// The erased handler.
+    pub call: fn(Option<&RawValue>, Context) -> ToolFuture,
+    /// Client capabilities the tool always needs (`sampling`, `elicitation`, `roots`).
+    pub requires: &'static [ClientCapability],
+    /// Where the function is defined (for diagnostics).
+    pub location: &'static str,
+}
+
+impl ToolDef {
+    /// The wire definition of the tool.
+    pub fn to_tool(&self) -> Tool {
+        let h = self.hints;
+        let annotations =
+            if h.read_only.is_some() || h.destructive.is_some() || h.idempotent.is_some() || h.open_world.is_some() {
+                Some(ToolAnnotations {
+                    title: None,
+                    read_only_hint: h.read_only,
+                    destructive_hint: h.destructive,
+                    idempotent_hint: h.idempotent,
+                    open_world_hint: h.open_world,
+                })
+            } else {
+                None
+            };
+        Tool {
+            name: self.name.to_owned(),
+            title: self.title.map(str::to_owned),
+            description: self.description.map(str::to_owned),
+            input_schema: (self.input_schema)(),
+            output_schema: (self.output_schema)(),
+            annotations,
+            icons: None,
+            meta: None,
+        }
+    }
+}
+
+/// A tool as the router serves it: its wire definition and its handler.
+#[derive(Clone)]
+pub struct ToolEntry {
+    pub(crate) tool: Tool,
+    /// `x-mcp-header` parameters: (property, header name).
+    pub(crate) header_params: Vec<(String, String)>,
+    /// Client capabilities the tool always needs.
+    pub(crate) requires: Vec<ClientCapability>,
+    /// Whether the input schema has constraints serde does not check.
+    pub(crate) constrained: bool,
+    pub(crate) handler: ToolHandler,
+    pub(crate) location: &'static str,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("tool", &self.tool)
+            .field("location", &self.location)
+            .finish()
+    }
+}
+
+impl ToolEntry {
+    /// The entry of a registered `#[tool]` function.
+    pub fn from_def(def: &'static ToolDef) -> Self {
+        let call = def.call;
+        let tool = def.to_tool();
+        ToolEntry {
+            header_params: crate::headers::declared_params(&tool.input_schema),
+            requires: def.requires.to_vec(),
+            constrained: validate::has_constraints(&tool.input_schema),
+            tool,
+            handler: Arc::new(move |args, ctx| call(args, ctx)),
+            location: def.location,
+        }
+    }
+
+    /// A tool defined at run time: its wire definition and a handler that
+    /// receives the arguments object.
+    ///
+    /// ```
+    /// use mcp_runtime::{protocol::Tool, ToolEntry};
+    /// let echo = ToolEntry::dynamic(
+    ///     Tool {
+    ///         name: "echo".into(),
+    ///         description: Some("Echoes its text".into()),
+    ///         input_schema: serde_json::json!({
+    ///             "type": "object",
+    ///             "properties": {"text": {"type": "string"}},
+    ///             "required": ["text"]
+    ///         }),
+    ///         ..Default::default()
+    ///     },
+    ///     |args, _ctx| async move { args["text"].as_str().unwrap_or_default().to_owned() },
+    /// );
+    /// # let _ = echo;
+    /// ```
+    pub fn dynamic<F, Fut, R>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(serde_json::Map<String, serde_json::Value>, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let handler: ToolHandler = Arc::new(move |args, ctx| {
+            let parsed = match args {
+                None => Ok(serde_json::Map::new()),
+                Some(raw) => serde_json::from_str(raw.get()),
+            };
+            match parsed {
+                Ok(map) => {
+                    let fut = handler(map, ctx);
+                    Box::pin(async move { fut.await.into_tool_result() })
+                }
+                Err(e) => Box::pin(std::future::ready(Ok(Outcome::Complete(crate::tools::error_result(
+                    format!("Invalid arguments: {e}"),
+                ))))),
+            }
+        });
+        ToolEntry {
+            header_params: crate::headers::declared_params(&tool.input_schema),
+            requires: Vec::new(),
+            constrained: validate::has_constraints(&tool.input_schema),
+            tool,
+            handler,
+            location: "dynamic",
+        }
+    }
+
+    /// Declares client capabilities the tool always needs: a call from a
+    /// client that lacks one fails with -32021 before the handler runs.
+    pub fn requires(mut self, capabilities: &[ClientCapability]) -> Self {
+        self.requires = capabilities.to_vec();
+        self
+    }
+
+    /// The wire definition.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+/// Implemented by the type-namespace twin `#[tool]` generates for each tool
+/// function, so that `ServerBuilder::tool::<my_tool>()` can name it.
+pub trait RegisteredTool {
+    /// The tool's static descriptor.
+    const DEF: &'static ToolDef;
+}

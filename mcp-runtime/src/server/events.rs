@@ -1,0 +1,102 @@
+//! The change events a server announces on its broadcast bus: the
+//! builder's run-time changes (tools, prompts, resources added or removed)
+//! announce list changes, and [`Server::notify_resource_updated`] announces
+//! that a resource's contents changed. `subscriptions/listen` streams and
+//! legacy sessions forward them; [`Server::shutdown`] ends them.
+
+use super::Server;
+use crate::jsonrpc;
+use crate::protocol::RequestId;
+use serde::Serialize;
+
+/// A change the server announces to its listeners.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerEvent {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource (or template) list changed.
+    ResourcesListChanged,
+    /// The contents of the resource with this URI changed.
+    ResourceUpdated(String),
+}
+
+#[derive(Serialize)]
+pub(crate) struct TagMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    pub(crate) id: &'a RequestId,
+}
+
+impl ServerEvent {
+    /// The notification method that announces this event.
+    pub fn method(&self) -> &'static str {
+        match self {
+            ServerEvent::ToolsListChanged => "notifications/tools/list_changed",
+            ServerEvent::PromptsListChanged => "notifications/prompts/list_changed",
+            ServerEvent::ResourcesListChanged => "notifications/resources/list_changed",
+            ServerEvent::ResourceUpdated(_) => "notifications/resources/updated",
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct EventParams<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<TagMeta<'a>>,
+}
+
+/// The notification announcing `event`, tagged with the subscription id of
+/// a listen stream (`Some`), or untagged for a legacy session (`None`).
+pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Vec<u8> {
+    let uri = match event {
+        ServerEvent::ResourceUpdated(uri) => Some(uri.as_str()),
+        _ => None,
+    };
+    jsonrpc::encode_notification(
+        event.method(),
+        &EventParams {
+            uri,
+            meta: id.map(|id| TagMeta { id }),
+        },
+    )
+}
+
+impl Server {
+    /// Announces that the contents of the resource `uri` changed: every
+    /// listener subscribed to it receives `notifications/resources/updated`.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.announce(ServerEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// Announces a change to every listener that opted in to its kind.
+    pub fn announce(&self, event: ServerEvent) {
+        // No listener is not an error.
+        let _ = self.inner.events.send(event);
+    }
+
+    /// Starts stopping the server: every open `subscriptions/listen` stream
+    /// ends with its final result and every legacy GET stream ends, so that
+    /// a graceful HTTP shutdown is not held up by streams that never finish
+    /// by themselves. Requests in flight go on. [`HttpServer`] calls this
+    /// when it stops; an embedder serving [`McpService`] inside its own HTTP
+    /// server calls it when that server begins its graceful shutdown.
+    ///
+    /// [`HttpServer`]: crate::transport::http::HttpServer
+    /// [`McpService`]: crate::transport::http::McpService
+    pub fn shutdown(&self) {
+        self.inner.stopping.cancel();
+    }
+
+    /// Whether [`Server::shutdown`] was called.
+    pub fn is_shutting_down(&self) -> bool {
+        self.inner.stopping.is_cancelled()
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn listener_count(&self) -> usize {
+        self.inner.events.receiver_count()
+    }
+}

@@ -1,0 +1,290 @@
+//! The server and everything that refers to it: what it serves (the
+//! catalog of entries and the link-time registry they come from), the
+//! builder, the handler's view of a request ([`Context`], [`State`]), and the
+//! change events it announces. These types refer to each other, so they
+//! live together; the layers below know none of them.
+
+mod builder;
+mod catalog;
+mod context;
+pub(crate) mod entry;
+mod events;
+pub(crate) mod registry;
+mod state;
+
+pub use builder::ServerBuilder;
+pub(crate) use catalog::{Catalog, Parts};
+pub(crate) use context::RequestScope;
+pub use context::{Context, FromContext};
+pub use entry::{PromptEntry, ResourceEntry, ToolEntry};
+pub use events::ServerEvent;
+pub(crate) use events::{encode_event, TagMeta};
+pub use state::State;
+pub(crate) use state::StateMap;
+
+use crate::cancel::Cancellation;
+use crate::error::McpError;
+use crate::protocol::{CacheScope, Implementation};
+use std::sync::{Arc, RwLock};
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BuildError {
+    /// Two tools share a name.
+    #[error("duplicate tool name `{name}`: defined at {first} and at {second}")]
+    DuplicateTool {
+        /// The name.
+        name: String,
+        /// Where the first one is defined.
+        first: &'static str,
+        /// Where the second one is defined.
+        second: &'static str,
+    },
+    /// A tool name breaks the naming rule.
+    #[error("invalid tool name `{0}`: use 1 to 128 characters of A-Za-z0-9_.-")]
+    InvalidToolName(String),
+    /// A tool's input schema is not an object schema.
+    #[error("tool `{0}`: inputSchema must be a JSON object with \"type\": \"object\"")]
+    InvalidInputSchema(String),
+    /// Two resources (or templates, or prompts) share a URI or name.
+    #[error("duplicate {kind} `{name}`: defined at {first} and at {second}")]
+    Duplicate {
+        /// `resource`, `resource template` or `prompt`.
+        kind: &'static str,
+        /// The URI or name.
+        name: String,
+        /// Where the first one is defined.
+        first: &'static str,
+        /// Where the second one is defined.
+        second: &'static str,
+    },
+    /// An `x-mcp-header` annotation is not allowed where it is.
+    #[error("tool `{0}`: {1}")]
+    InvalidHeaderParam(String, String),
+    /// `MCP_REQUEST_STATE_KEYS` is malformed.
+    #[error("{0}")]
+    InvalidKeys(String),
+    /// A resource template does not parse.
+    #[error("resource template: {0}")]
+    InvalidTemplate(String),
+}
+
+/// Caching hints for one kind of cacheable result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// `ttlMs`.
+    pub ttl_ms: u64,
+    /// `cacheScope`.
+    pub scope: CacheScope,
+}
+
+/// Server-wide settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `serverInfo` on every result.
+    pub info: Implementation,
+    /// `instructions` in `server/discover`.
+    pub instructions: Option<String>,
+    /// Items per page of every list.
+    pub page_size: usize,
+    /// Caching hints of list results (default 300 000 ms, public).
+    pub list_cache: CacheHint,
+    /// Caching hints of `server/discover` (default 60 000 ms, public).
+    pub discover_cache: CacheHint,
+    /// Whether 2025-11-25 clients are served (`initialize`, sessions). Default true.
+    pub legacy: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            info: Implementation {
+                name: "mcp-server".into(),
+                version: "0.0.0".into(),
+                ..Default::default()
+            },
+            instructions: None,
+            page_size: 100,
+            list_cache: CacheHint {
+                ttl_ms: 300_000,
+                scope: CacheScope::Public,
+            },
+            discover_cache: CacheHint {
+                ttl_ms: 60_000,
+                scope: CacheScope::Public,
+            },
+            legacy: true,
+        }
+    }
+}
+
+pub(crate) struct ServerInner {
+    pub config: Config,
+    /// `"_meta":{"io.modelcontextprotocol/serverInfo":{...}}`, pre-serialized.
+    pub meta_fragment: String,
+    pub catalog: RwLock<Arc<Catalog>>,
+    pub state: StateMap,
+    pub events: tokio::sync::broadcast::Sender<ServerEvent>,
+    /// Cancelled when the server stops: long-lived streams end.
+    pub stopping: Cancellation,
+    pub sealer: crate::mrtr::seal::Sealer,
+    /// No keys were configured: the sealing key is this process's own.
+    pub ephemeral_key: bool,
+}
+
+/// A built MCP server. Cheap to clone; serve it on any transport.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// /// Greets someone.
+/// #[tool]
+/// fn greet(name: String) -> String {
+///     format!("Hello, {name}!")
+/// }
+///
+/// let server = Server::builder().name("greeter").version("1.0.0").build().unwrap();
+/// assert!(server.tool_names().contains(&"greet".to_string()));
+/// ```
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.config.info).finish()
+    }
+}
+
+impl Server {
+    /// Starts a builder that serves everything in the link-time registry.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+
+    /// Warns (once per call) if `requestState` is sealed with a key only this
+    /// process has: replicas behind a load balancer would reject each
+    /// other's rounds.
+    pub fn warn_if_ephemeral_key(&self) {
+        if self.inner.ephemeral_key {
+            tracing::warn!(
+                "no requestState keys configured (set {} or ServerBuilder::request_state_keys): \
+                 using a key generated for this process; replicas will not share it",
+                crate::mrtr::seal::KEYS_ENV
+            );
+        }
+    }
+
+    /// The server's settings.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        match self.inner.catalog.read() {
+            Ok(r) => r.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    /// The names of the served tools, in list order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.catalog().tools.iter().map(|t| t.tool.name.clone()).collect()
+    }
+
+    /// The URIs of the served static resources, in list order.
+    pub fn resource_uris(&self) -> Vec<String> {
+        self.catalog().resources.iter().map(|r| r.uri.clone()).collect()
+    }
+
+    /// The names of the served prompts, in list order.
+    pub fn prompt_names(&self) -> Vec<String> {
+        self.catalog().prompts.iter().map(|p| p.prompt.name.clone()).collect()
+    }
+
+    /// Adds a tool at run time (replacing one of the same name) and
+    /// announces `notifications/tools/list_changed`.
+    pub fn add_tool(&self, entry: ToolEntry) -> Result<(), BuildError> {
+        self.update(ServerEvent::ToolsListChanged, |parts| {
+            parts.tools.retain(|t| t.tool.name != entry.tool.name);
+            parts.tools.push(entry);
+            true
+        })
+        .map(drop)
+    }
+
+    /// Removes a tool at run time; returns whether it was there.
+    pub fn remove_tool(&self, name: &str) -> Result<bool, BuildError> {
+        self.update(ServerEvent::ToolsListChanged, |parts| {
+            let before = parts.tools.len();
+            parts.tools.retain(|t| t.tool.name != name);
+            parts.tools.len() != before
+        })
+    }
+
+    /// Adds a prompt at run time (replacing one of the same name) and
+    /// announces `notifications/prompts/list_changed`.
+    pub fn add_prompt(&self, entry: PromptEntry) -> Result<(), BuildError> {
+        self.update(ServerEvent::PromptsListChanged, |parts| {
+            parts.prompts.retain(|p| p.prompt.name != entry.prompt.name);
+            parts.prompts.push(entry);
+            true
+        })
+        .map(drop)
+    }
+
+    /// Removes a prompt at run time; returns whether it was there.
+    pub fn remove_prompt(&self, name: &str) -> Result<bool, BuildError> {
+        self.update(ServerEvent::PromptsListChanged, |parts| {
+            let before = parts.prompts.len();
+            parts.prompts.retain(|p| p.prompt.name != name);
+            parts.prompts.len() != before
+        })
+    }
+
+    /// Adds a resource or template at run time (replacing one with the same
+    /// URI) and announces `notifications/resources/list_changed`.
+    pub fn add_resource(&self, entry: ResourceEntry) -> Result<(), BuildError> {
+        self.update(ServerEvent::ResourcesListChanged, |parts| {
+            parts.resources.retain(|r| r.uri != entry.uri);
+            parts.resources.push(entry);
+            true
+        })
+        .map(drop)
+    }
+
+    /// Removes a resource or template by URI; returns whether it was there.
+    pub fn remove_resource(&self, uri: &str) -> Result<bool, BuildError> {
+        self.update(ServerEvent::ResourcesListChanged, |parts| {
+            let before = parts.resources.len();
+            parts.resources.retain(|r| r.uri != uri);
+            parts.resources.len() != before
+        })
+    }
+
+    fn update(&self, event: ServerEvent, change: impl FnOnce(&mut Parts) -> bool) -> Result<bool, BuildError> {
+        let changed = {
+            let mut guard = match self.inner.catalog.write() {
+                Ok(g) => g,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            let mut parts = guard.parts();
+            let changed = change(&mut parts);
+            if changed {
+                *guard = Arc::new(Catalog::build(parts)?);
+            }
+            changed
+        };
+        if changed {
+            self.announce(event);
+        }
+        Ok(changed)
+    }
+}
+
+impl From<BuildError> for McpError {
+    fn from(e: BuildError) -> Self {
+        McpError::internal(e.to_string())
+    }
+}

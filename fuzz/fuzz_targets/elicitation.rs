@@ -88,30 +88,44 @@ fn env() -> &'static Env {
 
 const ACTIONS: &[&str] = &["accept", "decline", "cancel", "Accept", ""];
 
-/// The shape of an `ElicitResult` as the runtime reads it (serde's derive,
-/// which also takes `[action, content]` arrays).
-#[derive(serde::Deserialize)]
-struct Answer {
-    action: String,
-    #[serde(default)]
-    content: Option<Value>,
-}
-
 /// What the documented rules say the tool answers: `Ok(text)` or `Err(())`
-/// for -32602.
+/// for -32602. An answer is an object (`ElicitResult`): `action` one of
+/// `accept`, `decline`, `cancel`; `content`, if present, an object whose
+/// values are strings, numbers, booleans or lists of strings (a `null`
+/// value is an optional field left empty); on `accept` the content is the
+/// form.
 fn model(answer: &Value) -> Result<String, ()> {
-    let answer: Answer = serde_json::from_value(answer.clone()).map_err(|_| ())?;
-    match answer.action.as_str() {
-        "accept" => {
-            let content = answer.content.unwrap_or_else(|| json!({}));
-            let t: Ticket = serde_json::from_value(content).map_err(|_| ())?;
+    let answer = answer.as_object().ok_or(())?;
+    let content = match answer.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(fields)) => {
+            let mut kept = serde_json::Map::new();
+            for (k, v) in fields {
+                let ok = match v {
+                    Value::Null => continue,
+                    Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+                    Value::Array(items) => items.iter().all(Value::is_string),
+                    Value::Object(_) => false,
+                };
+                if !ok {
+                    return Err(());
+                }
+                kept.insert(k.clone(), v.clone());
+            }
+            Some(Value::Object(kept))
+        }
+        Some(_) => return Err(()),
+    };
+    match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => {
+            let t: Ticket = serde_json::from_value(content.unwrap_or_else(|| json!({}))).map_err(|_| ())?;
             Ok(format!(
                 "accepted {}",
                 serde_json::to_string(&t).expect("a form serializes")
             ))
         }
-        "decline" => Ok("declined".into()),
-        "cancel" => Ok("cancelled".into()),
+        Some("decline") => Ok("declined".into()),
+        Some("cancel") => Ok("cancelled".into()),
         _ => Err(()),
     }
 }

@@ -190,7 +190,15 @@ pub struct Ask<T> {
 }
 
 /// An `elicitation/create` answer as the user's choice.
-fn parse_elicited<T: DeserializeOwned>(value: Value) -> Result<Elicited<T>, String> {
+fn parse_elicited<T: DeserializeOwned>(mut value: Value) -> Result<Elicited<T>, String> {
+    if !value.is_object() {
+        return Err("not an elicitation result: expected an object".into());
+    }
+    // A `null` field of the content is an optional field left empty (some
+    // clients send it so); the schema's value types have no null.
+    if let Some(Value::Object(content)) = value.get_mut("content") {
+        content.retain(|_, v| !v.is_null());
+    }
     let r: ElicitResult = serde_json::from_value(value).map_err(|e| format!("not an elicitation result: {e}"))?;
     match r.action {
         ElicitAction::Accept => {
@@ -435,5 +443,41 @@ impl Input {
     pub fn state<S: DeserializeOwned>(&self) -> Option<S> {
         let guard = self.scope.state.lock().unwrap_or_else(|p| p.into_inner());
         guard.as_ref().and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Debug, PartialEq, serde::Deserialize)]
+    struct Form {
+        name: String,
+        note: Option<String>,
+    }
+
+    #[test]
+    fn elicitation_answers_are_read_as_the_typed_result() {
+        let ok = parse_elicited::<Form>(json!({"action": "accept", "content": {"name": "Ada", "note": null}}));
+        assert_eq!(
+            ok,
+            Ok(Elicited::Accepted(Form {
+                name: "Ada".into(),
+                note: None
+            }))
+        );
+        assert_eq!(
+            parse_elicited::<Form>(json!({"action": "decline"})),
+            Ok(Elicited::Declined)
+        );
+        for bad in [
+            json!(["accept", {"name": "Ada"}]),
+            json!({"action": "Accept"}),
+            json!({"action": "accept", "content": {"name": {"nested": 1}}}),
+            json!({"action": "accept", "content": []}),
+        ] {
+            assert!(parse_elicited::<Form>(bad.clone()).is_err(), "{bad}");
+        }
     }
 }

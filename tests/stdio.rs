@@ -218,3 +218,26 @@ fn the_quickstart_binary_speaks_only_protocol_on_stdout_and_exits_on_eof() {
     assert_eq!(by_id(2)["result"]["isError"], true);
     assert!(lines.iter().any(|l| l["error"]["code"] == -32700));
 }
+
+/// Found by the `dispatch` fuzz target: a request reusing the id of a
+/// `subscriptions/listen` still open took its place in the table of
+/// requests in flight, so the stream was never ended and the server never
+/// exited after stdin closed.
+#[tokio::test]
+async fn a_reused_id_in_flight_is_an_error_and_the_server_still_exits_on_eof() {
+    let mut c = client();
+    c.send(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .await;
+    let ack = c.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let again = c.call(2, "tools/list", json!({})).await;
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    assert_eq!(again["id"], 2);
+    // The id is free again once its request is over: the listen stream ends
+    // with its result when stdin closes, and the server exits.
+    c.close().await.expect("the server exits when stdin closes");
+}

@@ -114,6 +114,16 @@ impl Connection {
         // The lock is held across the spawn so that the task's own removal
         // cannot run before its entry is inserted.
         let mut table = lock(&self.in_flight);
+        // Ids are unique among requests in flight (JSON-RPC; MCP forbids
+        // reuse): a second one would take the first one's place here, and
+        // the first could then never be cancelled or ended.
+        if table.contains_key(&id) {
+            let error = crate::error::McpError::invalid_request(format!(
+                "Invalid request: a request with id {id} is still in flight"
+            ));
+            let _ = self.outbound.send(Reply::error(Some(&id), &error).body);
+            return;
+        }
         let session = self.session.clone();
         let abort = self.tasks.spawn(async move {
             let scope = Scope {

@@ -12,6 +12,7 @@
 
 mod body;
 mod guard;
+mod stop;
 
 pub use body::McpBody;
 pub use guard::HostPolicy;
@@ -421,7 +422,7 @@ impl HttpServer {
     pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let HttpServer { listener, service } = self;
         let path = service.config.path.clone();
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let stop = stop::Stop::default();
         // Every connection task holds a sender; all gone means all closed.
         let (open_tx, mut open_rx) = tokio::sync::mpsc::channel::<()>(1);
         tokio::pin!(shutdown);
@@ -441,7 +442,7 @@ impl HttpServer {
             let _ = stream.set_nodelay(true);
             let service = service.clone();
             let path = path.clone();
-            let mut stop = stop_rx.clone();
+            let mut watch = stop.watch();
             let open = open_tx.clone();
             tokio::spawn(async move {
                 let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
@@ -459,17 +460,16 @@ impl HttpServer {
                     .keep_alive(true)
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
                 tokio::pin!(conn);
-                // Biased: the connection is polled first and no random
-                // choice is drawn on every poll of the request path.
-                let ended = tokio::select! {
-                    biased;
-                    ended = conn.as_mut() => ended,
-                    _ = stop.changed() => {
+                let mut graceful = false;
+                let ended = std::future::poll_fn(|cx| {
+                    if !graceful && watch.poll_stopped(cx) {
                         // Finish the response in progress, then close.
                         conn.as_mut().graceful_shutdown();
-                        conn.await
+                        graceful = true;
                     }
-                };
+                    conn.as_mut().poll(cx)
+                })
+                .await;
                 if let Err(e) = ended {
                     tracing::debug!(%peer, "connection ended: {e}");
                 }
@@ -480,7 +480,7 @@ impl HttpServer {
         let grace = service.config.shutdown_grace;
         tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
         service.server.shutdown();
-        let _ = stop_tx.send(true);
+        stop.trigger();
         drop(open_tx);
         if tokio::time::timeout(grace, open_rx.recv()).await.is_err() {
             tracing::warn!("stopping: requests still in flight after {grace:?} are dropped");

@@ -97,23 +97,22 @@ pub(crate) fn route(
     let params = request.params.as_deref();
     let method_name: &str = &request.method;
     let method = Method::parse(method_name).ok_or_else(|| McpError::method_not_found(method_name))?;
-    let answered = |()| Ok(Route::Answered(b"{}".to_vec()));
+    // The session's own methods are answered with an empty result.
     match method {
-        Method::Ping => return answered(()),
+        Method::Ping => return Ok(Route::Answered(b"{}".to_vec())),
         Method::SetLogLevel => {
             let p: SetLevel = parse_params(params)?;
             session.set_log_level(p.level);
-            return answered(());
+            return Ok(Route::Answered(b"{}".to_vec()));
         }
-        Method::ResourcesSubscribe => {
+        Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
             let p: UriParams = parse_params(params)?;
-            session.subscribe(p.uri);
-            return answered(());
-        }
-        Method::ResourcesUnsubscribe => {
-            let p: UriParams = parse_params(params)?;
-            session.unsubscribe(&p.uri);
-            return answered(());
+            if method == Method::ResourcesSubscribe {
+                session.subscribe(p.uri);
+            } else {
+                session.unsubscribe(&p.uri);
+            }
+            return Ok(Route::Answered(b"{}".to_vec()));
         }
         Method::Initialize => {
             return Err(McpError::invalid_request(

@@ -28,7 +28,10 @@ set -uo pipefail
 SUITE_PKG=@modelcontextprotocol/conformance
 SUITE_VERSION=0.2.0-alpha.12
 NODE_VERSION=22.23.5
-REQUIRED_NOT_SCORED="json-schema-2020-12 http-header-validation http-custom-header-server-validation server-session-lifecycle"
+REQUIRED_NOT_SCORED="json-schema-2020-12 http-header-validation http-custom-header-server-validation server-session-lifecycle
+  tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal tasks-mrtr-input
+  tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications tasks-required-task-error
+  tasks-mrtr-composition"
 
 die() { local code=$1; shift; echo "conformance: $*" >&2; exit "$code"; }
 

@@ -43,6 +43,24 @@ fn watched() -> &'static str {
     "watched"
 }
 
+/// A task tool: for a legacy session it runs synchronously, and its ask
+/// goes over the session's stream.
+#[tool(task)]
+async fn legacy_task(task: Task) -> Result<String, String> {
+    task.status("ignored for a legacy session");
+    let name = task.elicit::<Name>("who", "Who runs this?").await?;
+    Ok(format!(
+        "ran for {}",
+        name.accepted().map(|n| n.name).unwrap_or_default()
+    ))
+}
+
+/// Runs only as a task: a legacy session cannot call it.
+#[tool(task = required)]
+async fn legacy_task_required() -> &'static str {
+    "never"
+}
+
 fn init_request(id: i64, version: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": version,
@@ -140,6 +158,50 @@ async fn a_legacy_stdio_session_with_an_elicitation_round_trip() {
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
     c.send(&modern.to_string()).await;
     assert_eq!(c.recv().await["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn task_tools_run_synchronously_for_a_legacy_session() {
+    let mut c = Stdio::start();
+    c.send(&init_request(1, "2025-11-25")).await;
+    let init = c.recv().await;
+    assert!(init["result"]["capabilities"].get("extensions").is_none(), "{init}");
+    c.send(&legacy(
+        2,
+        "tools/call",
+        json!({"name": "legacy_task", "arguments": {}}),
+    ))
+    .await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create");
+    assert_eq!(ask["params"]["message"], "Who runs this?");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Lin"}}});
+    c.send(&answer.to_string()).await;
+    let done = c.recv().await;
+    assert_eq!(done["id"], 2);
+    assert_eq!(done["result"]["content"][0]["text"], "ran for Lin");
+    assert!(done["result"].get("taskId").is_none());
+
+    c.send(&legacy(
+        3,
+        "tools/call",
+        json!({"name": "legacy_task_required", "arguments": {}}),
+    ))
+    .await;
+    let refused = c.recv().await;
+    assert_eq!(refused["error"]["code"], -32021);
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("io.modelcontextprotocol/tasks"));
+    for method in ["tasks/get", "tasks/cancel"] {
+        c.send(&legacy(4, method, json!({"taskId": "x"}))).await;
+        assert_eq!(
+            c.recv().await["error"]["code"],
+            -32601,
+            "{method} is not a 2025-11-25 method"
+        );
+    }
 }
 
 #[tokio::test]

@@ -10,8 +10,11 @@
 //!   that elicits through `Input`; the first call seals a `requestState`, the
 //!   retry with `inputResponses` and that state unseals it and completes;
 //!   `round` is both, extracting the state from the first answer;
+//! - `tasks/create_get_complete`: a `#[tool(task)]` call from a client with
+//!   the tasks extension (the handler yields once, so the call becomes a
+//!   task in the in-memory store), then `tasks/get` until it is `completed`;
 //! - `startup/build`: `Server::builder().build().expect("the server builds")`, which derives the schemas of
-//!   the `#[tool]`s registered in this binary (the four below).
+//!   the `#[tool]`s registered in this binary (the five below).
 //!
 //! `cargo bench -p mcp-bench --bench dispatch`.
 
@@ -107,6 +110,13 @@ fn text_stats(text: String) -> Json<Stats> {
         words: text.split_whitespace().count(),
         characters: text.chars().count(),
     })
+}
+
+/// Yields once, then answers: the smallest task.
+#[tool(task)]
+async fn quick_job(n: u32) -> String {
+    tokio::task::yield_now().await;
+    format!("job {n} done")
 }
 
 fn meta(caps: Value) -> Value {
@@ -233,6 +243,33 @@ fn benches(c: &mut Criterion) {
             let retry = retry_for(r1["result"]["requestState"].as_str().unwrap());
             black_box(dispatch(&server, &retry).await)
         })
+    });
+    group.finish();
+
+    // tasks: create, poll, complete
+    let ext = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let create = request_bytes(
+        "tools/call",
+        json!({"name": "quick_job", "arguments": {"n": 1}, "_meta": meta(ext.clone())}),
+    );
+    let get_for = |id: &str| request_bytes("tasks/get", json!({"taskId": id, "_meta": meta(ext.clone())}));
+    let lifecycle = || async {
+        let created = result(&dispatch(&server, &create).await);
+        assert_eq!(created["resultType"], "task", "{created}");
+        let get = get_for(created["taskId"].as_str().unwrap_or_default());
+        loop {
+            let task = result(&dispatch(&server, &get).await);
+            if task["status"] == "completed" {
+                return task;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let done = rt.block_on(lifecycle());
+    assert_eq!(done["result"]["content"][0]["text"], "job 1 done");
+    let mut group = c.benchmark_group("tasks");
+    group.bench_function("create_get_complete", |b| {
+        b.to_async(&rt).iter(|| async { black_box(lifecycle().await) })
     });
     group.finish();
 

@@ -53,6 +53,7 @@ pub struct Ticket {
 pub struct Desk {
     orders: BTreeMap<String, Order>,
     tickets: Mutex<BTreeMap<String, Ticket>>,
+    exports: Mutex<BTreeMap<String, String>>,
 }
 
 impl Desk {
@@ -79,6 +80,7 @@ impl Desk {
         let desk = Desk {
             orders,
             tickets: Mutex::default(),
+            exports: Mutex::default(),
         };
         if let Some(order) = desk.order("ORD-1002") {
             let t = desk.open_ticket(&order, "Left ear cup rattles".into(), RefundMethod::OriginalCard, None);
@@ -93,6 +95,33 @@ impl Desk {
 
     pub fn ticket(&self, id: &str) -> Option<Ticket> {
         self.tickets.lock().unwrap_or_else(|p| p.into_inner()).get(id).cloned()
+    }
+
+    /// Every ticket, in id order.
+    pub fn tickets(&self) -> Vec<Ticket> {
+        self.tickets
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// The CSV exported for `month`, if any.
+    pub fn export(&self, month: &str) -> Option<String> {
+        self.exports
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(month)
+            .cloned()
+    }
+
+    /// Keeps (or replaces) the CSV of `month`.
+    pub fn save_export(&self, month: &str, csv: String) {
+        self.exports
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(month.to_owned(), csv);
     }
 
     pub fn open_ticket(

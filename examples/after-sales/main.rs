@@ -1,5 +1,6 @@
-//! An after-sales desk: look up tickets, quote refunds, and open tickets
-//! that ask the customer (by elicitation) how they want to be refunded.
+//! An after-sales desk: look up tickets, quote refunds, open tickets that
+//! ask the customer (by elicitation) how they want to be refunded, and
+//! export a month of tickets as a long-running task (`export.rs`).
 //!
 //! State across calls travels in explicit handles (ticket ids), never in a
 //! session: any replica could serve any call.
@@ -10,6 +11,7 @@
 //! ```
 
 mod desk;
+mod export;
 
 use desk::{Desk, Order, Stage, Ticket};
 use mcp_runtime::prelude::*;

@@ -12,6 +12,7 @@ mod mrtr;
 mod prompts;
 mod resources;
 mod schema_tool;
+mod tasks;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::Tool;

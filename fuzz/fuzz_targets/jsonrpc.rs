@@ -158,7 +158,9 @@ fn one_pass(method: &str, params: Option<&RawValue>) {
         let Ok(value) = http::HeaderValue::from_str(v) else {
             return;
         };
-        if v.trim() != v {
+        // A value a header cannot carry as text (a DEL, say) is not mirrored:
+        // the server reads such a header as unreadable, as HTTP says.
+        if v.trim() != v || value.to_str().is_err() {
             return;
         }
         map.insert("mcp-protocol-version", value);
@@ -169,6 +171,9 @@ fn one_pass(method: &str, params: Option<&RawValue>) {
     let Ok(m) = http::HeaderValue::from_str(method) else {
         return;
     };
+    if m.to_str().is_err() {
+        return;
+    }
     map.insert("mcp-method", m);
     if let Some(name) = &routing {
         let sentinel = format!(

@@ -30,6 +30,14 @@ fn signature(cx: &Ctxt, func: &ItemFn, m: &str) {
     }
 }
 
+/// The last segment of a type's path (`Task` of `mcp_runtime::Task`).
+fn last_ident(ty: &Type) -> Option<&syn::Ident> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| &s.ident),
+        _ => None,
+    }
+}
+
 /// Arguments are owned, named types.
 fn arguments(cx: &Ctxt, params: &[Param], m: &str) {
     for p in params.iter().filter(|p| !matches!(p.kind, ParamKind::Extractor)) {
@@ -62,6 +70,16 @@ pub fn tool(cx: &Ctxt, tool: &Tool) {
         );
     }
     arguments(cx, &tool.params, "#[tool]");
+    if tool.attr.task.is_none() {
+        for p in tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Extractor)) {
+            if last_ident(&p.ty).is_some_and(|i| i == "Task") {
+                cx.error_spanned_by(
+                    &p.ty,
+                    "a `Task` parameter needs a task tool: write `#[tool(task)]` (or `#[tool(task = required)]`)",
+                );
+            }
+        }
+    }
     let wholes: Vec<&Param> = tool
         .params
         .iter()

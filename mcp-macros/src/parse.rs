@@ -27,6 +27,16 @@ pub struct ToolAttr {
     pub open_world: Option<bool>,
     pub keep_defs: bool,
     pub requires: Vec<String>,
+    /// `task`, `task = required`, `task(required, ttl_ms = N, poll_interval_ms = N)`.
+    pub task: Option<TaskAttr>,
+}
+
+/// How a tool runs as a task.
+#[derive(Default)]
+pub struct TaskAttr {
+    pub required: bool,
+    pub ttl_ms: Option<u64>,
+    pub poll_interval_ms: Option<u64>,
 }
 
 /// The parsed input of `#[tool]`.
@@ -69,7 +79,8 @@ pub struct ParsedPrompt {
     pub func: ItemFn,
 }
 
-const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires";
+const TOOL_KEYS: &str =
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task";
 const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope";
 const PROMPT_KEYS: &str = "name, title, description";
 
@@ -166,6 +177,7 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "idempotent" => out.idempotent = Some(flag(meta)?),
             "open_world" => out.open_world = Some(flag(meta)?),
             "keep_defs" => out.keep_defs = flag(meta)?,
+            "task" => out.task = Some(task(cx, meta)?),
             "requires" => meta.parse_nested_meta(|cap| {
                 let name = cap.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                 if !matches!(name.as_str(), "sampling" | "elicitation" | "roots") {
@@ -186,6 +198,50 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
     });
     let func = item_fn(cx, item, "#[tool]")?;
     Some(ParsedTool { attr: out, func })
+}
+
+/// `task`, `task = required | optional`, or `task(required, ttl_ms = N, poll_interval_ms = N)`.
+fn task(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<TaskAttr> {
+    let mut out = TaskAttr::default();
+    if meta.input.peek(syn::Token![=]) {
+        let mode: syn::Ident = meta.value()?.parse()?;
+        match mode.to_string().as_str() {
+            "required" => out.required = true,
+            "optional" => {}
+            _ => cx.error(mode.span(), "expected `task = required` or `task = optional`"),
+        }
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| {
+            let key = inner.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match key.as_str() {
+                "required" => out.required = true,
+                "optional" => {}
+                "ttl_ms" => out.ttl_ms = Some(positive(&inner)?),
+                "poll_interval_ms" => out.poll_interval_ms = Some(positive(&inner)?),
+                _ => {
+                    cx.error(
+                        inner.path.span(),
+                        format!(
+                            "unknown task key `{key}`; expected one of: required, optional, ttl_ms, poll_interval_ms"
+                        ),
+                    );
+                    skip_value(&inner)?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+/// `key = N` with N > 0.
+fn positive(meta: &ParseNestedMeta<'_>) -> syn::Result<u64> {
+    let lit: syn::LitInt = meta.value()?.parse()?;
+    let n: u64 = lit.base10_parse()?;
+    if n == 0 {
+        return Err(syn::Error::new(lit.span(), "must be a positive number of milliseconds"));
+    }
+    Ok(n)
 }
 
 /// Parses `#[resource(...)]` and its function.

@@ -15,6 +15,7 @@ pub use crate::server::entry::{
 };
 pub use crate::server::registry::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::server::{Context, FromContext};
+pub use crate::tasks::{TaskMode, TaskSupport};
 pub use crate::textarg::schema_values;
 pub use crate::tools::{decode_arguments, probe, ArgSpec, IntoToolResult};
 pub use linkme;
@@ -146,6 +147,8 @@ pub mod engine {
             pub input_responses: Option<&'a RawValue>,
             /// `requestState`.
             pub request_state: Option<&'a RawValue>,
+            /// `taskId`.
+            pub task_id: Option<&'a RawValue>,
         }
 
         impl<'a> HeadView<'a> {
@@ -158,6 +161,7 @@ pub mod engine {
                     arguments: self.arguments,
                     input_responses: self.input_responses,
                     request_state: self.request_state,
+                    task_id: self.task_id,
                 };
                 head.routing_name(crate::method::Method::parse(method).filter(|m| m.is_modern_request()))
             }
@@ -173,6 +177,7 @@ pub mod engine {
                 arguments: h.arguments,
                 input_responses: h.input_responses,
                 request_state: h.request_state,
+                task_id: h.task_id,
             })
         }
 

@@ -31,7 +31,9 @@
 //! - The server: [`Server`], [`ServerBuilder`], and dynamic entries
 //!   ([`ToolEntry`], [`ResourceEntry`], [`PromptEntry`]).
 //! - Extractors, parameters filled from the request: [`Context`],
-//!   [`Cancellation`], [`State`], [`Input`] (any [`FromContext`] type).
+//!   [`Cancellation`], [`State`], [`Input`], [`Task`] (any [`FromContext`] type).
+//! - Long-running tools (`#[tool(task)]`, the Tasks extension): [`Task`],
+//!   [`TaskConfig`], and where tasks are kept, [`TaskStore`] ([`MemoryTaskStore`]).
 //! - What handlers return: [`Json`], [`Blob`], [`Flow`] and [`Outcome`],
 //!   or any [`IntoToolResult`] / [`IntoResourceContents`] /
 //!   [`IntoPromptResult`] type; errors are [`McpError`].
@@ -62,6 +64,7 @@ mod prompts;
 mod resources;
 mod schema;
 mod session;
+mod tasks;
 mod textarg;
 mod tools;
 
@@ -87,6 +90,10 @@ pub use resources::{Blob, IntoResourceContents};
 pub use server::{
     BuildError, CacheHint, Config, Context, FromContext, PromptEntry, ResourceEntry, Server, ServerBuilder,
     ServerEvent, State, ToolEntry,
+};
+pub use tasks::{
+    MemoryTaskStore, StoreError, StoreFuture, Task, TaskChange, TaskConfig, TaskError, TaskMode, TaskRecord, TaskStore,
+    TaskSupport,
 };
 pub use tools::IntoToolResult;
 
@@ -119,7 +126,7 @@ pub mod prelude {
     };
     pub use crate::resources::Blob;
     pub use crate::{
-        form, prompt, resource, schema, tool, Cancellation, Context, Json, McpError, Outcome, Server, State,
+        form, prompt, resource, schema, tool, Cancellation, Context, Json, McpError, Outcome, Server, State, Task,
     };
 }
 

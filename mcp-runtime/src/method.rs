@@ -28,6 +28,12 @@ pub(crate) enum Method {
     Complete,
     /// `subscriptions/listen`
     SubscriptionsListen,
+    /// `tasks/get` (tasks extension)
+    TasksGet,
+    /// `tasks/update` (tasks extension)
+    TasksUpdate,
+    /// `tasks/cancel` (tasks extension)
+    TasksCancel,
     /// `initialize` (legacy)
     Initialize,
     /// `ping` (legacy)
@@ -53,11 +59,13 @@ pub(crate) enum NameParam {
     Name,
     /// `params.uri` (`resources/read`).
     Uri,
+    /// `params.taskId` (`tasks/get`, `tasks/update`, `tasks/cancel`).
+    TaskId,
 }
 
 impl Method {
     /// Every method with its name, most frequent first.
-    const TABLE: [(Method, &'static str); 18] = [
+    const TABLE: [(Method, &'static str); 21] = [
         (Method::ToolsCall, "tools/call"),
         (Method::ToolsList, "tools/list"),
         (Method::ResourcesRead, "resources/read"),
@@ -68,6 +76,9 @@ impl Method {
         (Method::Complete, "completion/complete"),
         (Method::Discover, "server/discover"),
         (Method::SubscriptionsListen, "subscriptions/listen"),
+        (Method::TasksGet, "tasks/get"),
+        (Method::TasksUpdate, "tasks/update"),
+        (Method::TasksCancel, "tasks/cancel"),
         (Method::Initialize, "initialize"),
         (Method::Ping, "ping"),
         (Method::SetLogLevel, "logging/setLevel"),
@@ -96,6 +107,9 @@ impl Method {
             Method::Complete => "completion/complete",
             Method::Discover => "server/discover",
             Method::SubscriptionsListen => "subscriptions/listen",
+            Method::TasksGet => "tasks/get",
+            Method::TasksUpdate => "tasks/update",
+            Method::TasksCancel => "tasks/cancel",
             Method::Initialize => "initialize",
             Method::Ping => "ping",
             Method::SetLogLevel => "logging/setLevel",
@@ -122,6 +136,9 @@ impl Method {
                 | Method::PromptsGet
                 | Method::Complete
                 | Method::SubscriptionsListen
+                | Method::TasksGet
+                | Method::TasksUpdate
+                | Method::TasksCancel
         )
     }
 
@@ -130,6 +147,7 @@ impl Method {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some(NameParam::Name),
             Method::ResourcesRead => Some(NameParam::Uri),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => Some(NameParam::TaskId),
             _ => None,
         }
     }

@@ -105,6 +105,25 @@ pub fn validate_emitted(message: &Value, method: Option<&str>) {
             result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string(),
             "result without _meta.serverInfo: {message}"
         );
+        // The Tasks extension's messages, against the extension's own schema.
+        let task_def = match (method, result["resultType"].as_str()) {
+            (_, Some("task")) => Some("CreateTaskResult"),
+            (Some("tasks/get"), _) => Some("GetTaskResult"),
+            (Some("tasks/update"), _) => Some("UpdateTaskResult"),
+            (Some("tasks/cancel"), _) => Some("CancelTaskResult"),
+            _ => None,
+        };
+        if let Some(def) = task_def {
+            if def == "CreateTaskResult" {
+                assert_eq!(method, Some("tools/call"), "only tools/call becomes a task: {message}");
+            }
+            assert_valid("ext-tasks", def, result);
+            assert!(
+                result.get("requestState").is_none(),
+                "a task result carries no requestState: {message}"
+            );
+            return;
+        }
         let def = match (method, result["resultType"].as_str()) {
             (_, Some("input_required")) => Some("InputRequiredResult"),
             (Some("server/discover"), _) => Some("DiscoverResultResponse"),
@@ -124,6 +143,10 @@ pub fn validate_emitted(message: &Value, method: Option<&str>) {
             None => {}
         }
     } else if let Some(method) = message.get("method").and_then(Value::as_str) {
+        if method == "notifications/tasks" {
+            assert_valid("ext-tasks", "TaskStatusNotification", message);
+            return;
+        }
         let def = match method {
             "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
             other => notification_def(other)

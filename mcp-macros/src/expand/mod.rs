@@ -30,6 +30,13 @@ pub(crate) fn opt_bool(value: Option<bool>) -> TokenStream {
     }
 }
 
+fn opt_u64(value: Option<u64>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 pub fn tool(tool: &Tool) -> TokenStream {
     let func = &tool.func;
     let fn_ident = &func.sig.ident;
@@ -106,6 +113,21 @@ pub fn tool(tool: &Tool) -> TokenStream {
             quote!(::mcp_runtime::__private::ClientCapability::#variant)
         })
         .collect();
+    let task = match &tool.attr.task {
+        None => quote!(::mcp_runtime::__private::TaskSupport::NEVER),
+        Some(t) => {
+            let mode = if t.required { quote!(Required) } else { quote!(Optional) };
+            let ttl = opt_u64(t.ttl_ms);
+            let poll = opt_u64(t.poll_interval_ms);
+            quote! {
+                ::mcp_runtime::__private::TaskSupport {
+                    mode: ::mcp_runtime::__private::TaskMode::#mode,
+                    ttl_ms: #ttl,
+                    poll_interval_ms: #poll,
+                }
+            }
+        }
+    };
     let (args_struct, destructure) = match tool.whole() {
         Some(w) => {
             let (ident, ty) = (&w.ident, &w.ty);
@@ -188,6 +210,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 output_schema: __mcp_output_schema,
                 call: __mcp_call,
                 requires: &[#(#requires),*],
+                task: #task,
                 location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
             };
 

@@ -25,6 +25,7 @@ const EXTRACTORS: &[(&str, bool)] = &[
     ("Cancellation", false),
     ("State", true),
     ("Input", false),
+    ("Task", false),
 ];
 
 pub enum ParamKind {

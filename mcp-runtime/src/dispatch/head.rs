@@ -29,6 +29,9 @@ pub(crate) struct Head<'a> {
     /// MRTR: the client's answers.
     #[serde(borrow, default)]
     pub input_responses: Option<&'a RawValue>,
+    /// `taskId` of `tasks/get`, `tasks/update` and `tasks/cancel`.
+    #[serde(borrow, default)]
+    pub task_id: Option<&'a RawValue>,
     /// MRTR: the sealed state echoed back.
     #[serde(borrow, default)]
     pub request_state: Option<&'a RawValue>,
@@ -66,6 +69,7 @@ impl<'a> Head<'a> {
         let field = match method?.name_param()? {
             NameParam::Uri => self.uri,
             NameParam::Name => self.name,
+            NameParam::TaskId => self.task_id,
         };
         Some(field.and_then(raw_str).unwrap_or(Cow::Borrowed("")))
     }

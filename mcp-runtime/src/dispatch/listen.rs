@@ -26,6 +26,9 @@ pub struct Filter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resource_subscriptions: Vec<String>,
+    /// `notifications/tasks` for these tasks (tasks extension).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_ids: Vec<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -39,9 +42,13 @@ impl Filter {
             ServerEvent::PromptsListChanged => self.prompts_list_changed,
             ServerEvent::ResourcesListChanged => self.resources_list_changed,
             ServerEvent::ResourceUpdated(uri) => self.resource_subscriptions.iter().any(|u| u == uri),
+            ServerEvent::Task(task) => self.task_ids.iter().any(|id| *id == task.task_id),
         }
     }
 }
+
+/// The most tasks one stream follows.
+const MAX_TASK_IDS: usize = 256;
 
 /// The params of `subscriptions/listen`.
 #[derive(Deserialize)]
@@ -73,7 +80,25 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
     };
     let mut rx = server.inner.events.subscribe();
     let id = ctx.request_id().clone();
-    let filter = params.notifications;
+    let mut filter = params.notifications;
+    if !filter.task_ids.is_empty() {
+        let declared = ctx
+            .client_capabilities()
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
+        if !declared {
+            return Err(crate::tasks::extension_required());
+        }
+        // Agreed to only for tasks the caller may see.
+        let mut agreed = Vec::new();
+        for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
+            if super::tasks::find(server, &task_id, ctx.principal()).await.is_ok() && !agreed.contains(&task_id) {
+                agreed.push(task_id);
+            }
+        }
+        filter.task_ids = agreed;
+    }
     let ack = Tagged {
         body: AckBody { notifications: &filter },
         meta: TagMeta { id: &id },

@@ -25,6 +25,7 @@ mod listen;
 mod prompts;
 mod resources;
 mod rounds;
+mod tasks;
 mod tools;
 
 pub(crate) use head::Head;
@@ -126,6 +127,7 @@ pub(crate) async fn serve(
         }
         Method::PromptsList | Method::PromptsGet => !catalog.prompts.is_empty(),
         Method::Complete => catalog.anything_completes(),
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => catalog.has_tasks,
         _ => false,
     };
     if !offered {
@@ -145,8 +147,9 @@ pub(crate) async fn serve(
                 tools::call(catalog, call, headers, ctx)
             });
             let outcome = Box::pin(rounds).await?;
-            Ok(finish_outcome(server, outcome, |result| {
-                finish_with_meta(server, result)
+            Ok(finish_outcome(server, outcome, |reply| match reply {
+                tools::ToolReply::Result(result) => finish_with_meta(server, result),
+                tools::ToolReply::Task(task) => tasks::created(server, &task),
             }))
         }
         Method::ResourcesRead => {
@@ -166,6 +169,10 @@ pub(crate) async fn serve(
             });
             let outcome = Box::pin(rounds).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
+        }
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+            let ctx = context(server, request, meta, scope);
+            Box::pin(tasks::serve(server, method, params, &ctx)).await
         }
         Method::SubscriptionsListen => {
             let listen = parse_params(params)?;
@@ -198,6 +205,8 @@ pub(crate) fn context_with(
         server: server.clone(),
         mrtr,
         principal: scope.principal,
+        session: scope.session,
+        task: std::sync::OnceLock::new(),
     })
 }
 

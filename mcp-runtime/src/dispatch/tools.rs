@@ -6,6 +6,7 @@ use crate::mrtr::Outcome;
 use crate::protocol::CallToolResult;
 use crate::server::Context;
 use crate::server::{Catalog, Server};
+use crate::tasks::TaskMode;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
@@ -35,13 +36,22 @@ impl<'a> CallParams<'a> {
     }
 }
 
-/// `tools/call`: finds the tool, runs it, catches a panic.
+/// What a `tools/call` comes to: the tool's result, or a task.
+pub(crate) enum ToolReply {
+    /// The tool ran to its end.
+    Result(CallToolResult),
+    /// The call became a task (`CreateTaskResult`).
+    Task(crate::protocol::DetailedTask),
+}
+
+/// `tools/call`: finds the tool, runs it (as a task when it is a task tool
+/// and the client declared the extension), catches a panic.
 pub(crate) async fn call(
     catalog: &Catalog,
     params: &CallParams<'_>,
     headers: &crate::headers::HeaderFacts,
     ctx: Context,
-) -> Result<Outcome<CallToolResult>, McpError> {
+) -> Result<Outcome<ToolReply>, McpError> {
     let Some(&index) = catalog.tool_index.get(params.name()) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {}", params.name)));
     };
@@ -62,20 +72,73 @@ pub(crate) async fn call(
         };
         if let Err(why) = crate::tools::validate::check(&entry.tool.input_schema, &given, "arguments") {
             let text = format!("Invalid arguments for tool `{}`: {why}", params.name);
-            return Ok(Outcome::Complete(crate::tools::error_result(text)));
+            return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
         }
     }
-    let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
-    match result {
-        Ok(outcome) => outcome,
-        Err(message) => {
-            tracing::error!(tool = %params.name, "tool handler panicked: {message}");
-            Err(McpError::internal(format!(
-                "Internal error: tool `{}` panicked",
-                params.name
-            )))
-        }
+    let task = match entry.task.mode {
+        TaskMode::Never => None,
+        mode => Some(task_shared(&ctx, mode)?),
+    };
+    let Some(task) = task.filter(|t| t.is_task()) else {
+        let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
+        return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
+    };
+    let server = ctx.server().clone();
+    let owner = ctx.principal().map(str::to_owned);
+    let future = match crate::panic::call_caught(|| (entry.handler)(args, ctx)) {
+        Ok(future) => future,
+        Err(message) => return Err(panicked(params.name(), &message)),
+    };
+    let runtime = &server.inner.tasks;
+    match crate::tasks::run::start(runtime, task, owner, entry.task, params.name(), future).await? {
+        crate::tasks::run::Started::Ready(result) => complete(result),
+        crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
     }
+}
+
+fn complete(result: Result<Outcome<CallToolResult>, McpError>) -> Result<Outcome<ToolReply>, McpError> {
+    Ok(match result? {
+        Outcome::Complete(r) => Outcome::Complete(ToolReply::Result(r)),
+        Outcome::InputRequired(ir) => Outcome::InputRequired(ir),
+    })
+}
+
+fn panicked(tool: &str, message: &str) -> McpError {
+    tracing::error!(tool, "tool handler panicked: {message}");
+    McpError::internal(format!("Internal error: tool `{tool}` panicked"))
+}
+
+/// How a task tool's call is served, set in the context before its handler
+/// runs: a task (the client declared the extension), over a legacy session,
+/// or synchronously; -32021 for a required one without the extension.
+fn task_shared(ctx: &Context, mode: TaskMode) -> Result<std::sync::Arc<crate::tasks::Shared>, McpError> {
+    let scope = &ctx.scope;
+    let caps = scope.meta.client_capabilities.clone();
+    let declared = caps
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
+    let how = match &scope.session {
+        _ if mode == TaskMode::Required && (!declared || scope.session.is_some()) => {
+            return Err(crate::tasks::extension_required());
+        }
+        Some(session) => crate::tasks::Mode::Legacy {
+            session: session.clone(),
+            outbound: scope.outbound.clone(),
+        },
+        None if declared => crate::tasks::Mode::Task,
+        None => crate::tasks::Mode::Detached,
+    };
+    let id = if matches!(how, crate::tasks::Mode::Task) {
+        crate::tasks::new_id()
+    } else {
+        String::new()
+    };
+    let max_inputs = ctx.server().inner.tasks.config.max_inputs;
+    let shared = crate::tasks::Shared::new(id, how, caps, max_inputs);
+    // A fresh context per round: the slot is empty.
+    let _ = scope.task.set(shared.clone());
+    Ok(shared)
 }
 
 /// -32021 unless the client declared every capability in `required`.

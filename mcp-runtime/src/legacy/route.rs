@@ -65,6 +65,8 @@ pub(crate) fn initialize(
     let catalog = server.catalog();
     let mut capabilities = catalog.capabilities();
     capabilities.logging = Some(Default::default());
+    // The tasks extension is a 2026-07-28 one: a session is served without it.
+    capabilities.extensions = None;
     let result = InitializeResult {
         protocol_version: version,
         capabilities,
@@ -120,7 +122,11 @@ pub(crate) fn route(
             ))
         }
         // 2026-07-28 only.
-        Method::Discover | Method::SubscriptionsListen => return Err(McpError::method_not_found(method_name)),
+        Method::Discover
+        | Method::SubscriptionsListen
+        | Method::TasksGet
+        | Method::TasksUpdate
+        | Method::TasksCancel => return Err(McpError::method_not_found(method_name)),
         m if !m.is_modern_request() => return Err(McpError::method_not_found(method_name)),
         _ => {}
     }

@@ -288,17 +288,38 @@ impl Ask<Vec<Root>> {
 }
 
 impl<T> Ask<T> {
+    /// The key the answer comes back under.
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The client capability the request needs.
+    pub(crate) fn capability(&self) -> ClientCapability {
+        self.capability
+    }
+
+    /// The input request as the wire carries it.
+    pub(crate) fn request_value(&self) -> Result<Value, String> {
+        let request = self
+            .request
+            .as_ref()
+            .map_err(|why| format!("ask {:?}: {why}", self.key))?;
+        serde_json::to_value(request).map_err(|e| format!("ask {:?}: {e}", self.key))
+    }
+
+    /// Reads an answer: -32602 naming the key if it is malformed.
+    pub(crate) fn answer(&self, value: Value) -> Result<T, McpError> {
+        (self.parse)(value)
+            .map_err(|why| McpError::invalid_params(format!("Invalid params: inputResponses[{:?}]: {why}", self.key)))
+    }
+
     /// Looks the answer up: `None` if not answered yet.
     fn take(&self, answers: &Map<String, Value>) -> Option<Result<T, McpError>> {
         let value = answers.get(&self.key)?;
         if value.is_null() {
             return None;
         }
-        Some(
-            (self.parse)(value.clone()).map_err(|why| {
-                McpError::invalid_params(format!("Invalid params: inputResponses[{:?}]: {why}", self.key))
-            }),
-        )
+        Some(self.answer(value.clone()))
     }
 }
 

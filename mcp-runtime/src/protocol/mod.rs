@@ -19,6 +19,7 @@ mod resources;
 mod roots;
 mod sampling;
 mod subscriptions;
+mod tasks;
 mod tools;
 
 pub use capabilities::*;
@@ -34,6 +35,7 @@ pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
 pub use subscriptions::*;
+pub use tasks::*;
 pub use tools::*;
 
 use serde::{Deserialize, Serialize};

@@ -19,6 +19,9 @@ pub struct SubscriptionFilter {
     /// URIs whose `notifications/resources/updated` the client wants.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// Tasks whose `notifications/tasks` the client wants (tasks extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 /// Params of `subscriptions/listen` (`$defs/SubscriptionsListenRequestParams`).

@@ -20,6 +20,8 @@ pub struct ServerBuilder {
     state: StateMap,
     state_keys: Option<Vec<[u8; 32]>>,
     state_ttl: Option<std::time::Duration>,
+    task_config: crate::tasks::TaskConfig,
+    task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
 }
@@ -143,6 +145,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Sets how tasks run: default time to live and poll interval, and the
+    /// bounds on running tasks, result size and input requests.
+    pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
+        self.task_config = config;
+        self
+    }
+
+    /// Keeps tasks in `store` instead of this process's memory (a store
+    /// shared by replicas lets any of them serve `tasks/get`).
+    pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
     /// Registers shared state for the [`State<T>`](crate::State) extractor.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
@@ -222,6 +238,15 @@ impl ServerBuilder {
             },
         };
         let ephemeral_key = keys.is_empty();
+        let store = self
+            .task_store
+            .unwrap_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::new()));
+        let bus = events.clone();
+        let notify: crate::tasks::Notify = Arc::new(move |record| {
+            // No listener is not an error.
+            let _ = bus.send(super::ServerEvent::Task(Arc::new(record.detailed())));
+        });
+        let tasks = Arc::new(crate::tasks::TaskRuntime::new(store, self.task_config, notify));
         let sealer =
             crate::mrtr::seal::Sealer::new(&keys, self.state_ttl.unwrap_or(std::time::Duration::from_secs(300)));
         Ok(Server {
@@ -234,6 +259,7 @@ impl ServerBuilder {
                 stopping: Cancellation::new(),
                 sealer,
                 ephemeral_key,
+                tasks,
             }),
         })
     }

@@ -28,6 +28,9 @@ pub(crate) struct Catalog {
     pub prompts: Vec<PromptEntry>,
     pub prompts_json: Vec<String>,
     pub prompt_index: HashMap<String, usize>,
+    /// Whether a tool runs as a task: the tasks extension is declared and
+    /// `tasks/*` served.
+    pub has_tasks: bool,
 }
 
 fn index_by<T>(
@@ -97,7 +100,9 @@ impl Catalog {
         index_by(&templates, |r| &r.uri, |r| r.location, "resource template")?;
         prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
         let prompt_index = index_by(&prompts, |p| &p.prompt.name, |p| p.location, "prompt")?;
+        let has_tasks = tools.iter().any(|t| t.task.mode != crate::tasks::TaskMode::Never);
         Ok(Catalog {
+            has_tasks,
             tools_json: tools.iter().map(|t| to_json(&t.tool)).collect(),
             tools,
             tool_index,
@@ -150,6 +155,11 @@ impl Catalog {
                 subscribe: Some(true),
             }),
             completions: catalog.anything_completes().then(Default::default),
+            extensions: catalog.has_tasks.then(|| {
+                let mut extensions = serde_json::Map::new();
+                extensions.insert(crate::protocol::TASKS_EXTENSION.to_owned(), serde_json::json!({}));
+                extensions
+            }),
             ..Default::default()
         }
     }

@@ -20,6 +20,10 @@ pub(crate) struct RequestScope {
     pub server: super::Server,
     pub mrtr: Option<std::sync::Arc<crate::mrtr::MrtrScope>>,
     pub principal: Option<String>,
+    /// The legacy session the request belongs to, if any.
+    pub session: Option<Arc<crate::session::Session>>,
+    /// Set by `tools/call` before a `#[tool(task)]` handler runs.
+    pub task: std::sync::OnceLock<Arc<crate::tasks::Shared>>,
 }
 
 /// The request a handler is serving: its metadata, the client's declared
@@ -121,6 +125,9 @@ impl Context {
         let (Some(token), Some(out)) = (&self.scope.meta.progress_token, &self.scope.outbound) else {
             return;
         };
+        if self.in_task() {
+            return;
+        }
         let params = ProgressParams {
             progress_token: token,
             progress,
@@ -136,11 +143,17 @@ impl Context {
         let (Some(min), Some(out)) = (self.scope.meta.log_level, &self.scope.outbound) else {
             return;
         };
-        if level < min {
+        if level < min || self.in_task() {
             return;
         }
         let params = LogParams { level, logger, data };
         let _ = out.send(jsonrpc::encode_notification("notifications/message", &params));
+    }
+
+    /// Whether the handler runs as a task: progress and log notifications
+    /// are not sent for tasks (the spec has no channel for them).
+    fn in_task(&self) -> bool {
+        self.scope.task.get().is_some_and(|t| t.is_task())
     }
 
     /// The authenticated principal the transport vouched for, if any.
@@ -169,7 +182,7 @@ impl Context {
 /// Implement it for your own types, and mark such parameters `#[extract]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
-    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
+    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input, Task or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
 )]
 pub trait FromContext: Sized {
     /// Builds the value from the request context.
@@ -183,8 +196,24 @@ impl FromContext for Context {
 }
 
 impl FromContext for Cancellation {
+    /// The request's token, or, in a task, the task's (fired by `tasks/cancel`).
     fn from_context(ctx: &Context) -> Result<Self, McpError> {
-        Ok(ctx.scope.cancel.clone())
+        match ctx.scope.task.get() {
+            Some(task) if task.is_task() => Ok(task.cancel.clone()),
+            _ => Ok(ctx.scope.cancel.clone()),
+        }
+    }
+}
+
+impl FromContext for crate::tasks::Task {
+    fn from_context(ctx: &Context) -> Result<Self, McpError> {
+        let shared = ctx
+            .scope
+            .task
+            .get()
+            .cloned()
+            .ok_or_else(|| McpError::internal("Task is only available in #[tool(task)] handlers"))?;
+        Ok(crate::tasks::Task { shared })
     }
 }
 

@@ -20,6 +20,8 @@ pub enum ServerEvent {
     ResourcesListChanged,
     /// The contents of the resource with this URI changed.
     ResourceUpdated(String),
+    /// A task changed (tasks extension): its state as `tasks/get` shows it.
+    Task(std::sync::Arc<crate::protocol::DetailedTask>),
 }
 
 #[derive(Serialize)]
@@ -36,6 +38,7 @@ impl ServerEvent {
             ServerEvent::PromptsListChanged => "notifications/prompts/list_changed",
             ServerEvent::ResourcesListChanged => "notifications/resources/list_changed",
             ServerEvent::ResourceUpdated(_) => "notifications/resources/updated",
+            ServerEvent::Task(_) => "notifications/tasks",
         }
     }
 }
@@ -51,6 +54,20 @@ struct EventParams<'a> {
 /// The notification announcing `event`, tagged with the subscription id of
 /// a listen stream (`Some`), or untagged for a legacy session (`None`).
 pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Vec<u8> {
+    if let ServerEvent::Task(task) = event {
+        #[derive(Serialize)]
+        struct TaskParams<'a> {
+            #[serde(flatten)]
+            task: &'a crate::protocol::DetailedTask,
+            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+            meta: Option<TagMeta<'a>>,
+        }
+        let params = TaskParams {
+            task,
+            meta: id.map(|id| TagMeta { id }),
+        };
+        return jsonrpc::encode_notification(event.method(), &params);
+    }
     let uri = match event {
         ServerEvent::ResourceUpdated(uri) => Some(uri.as_str()),
         _ => None,

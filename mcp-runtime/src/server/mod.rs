@@ -130,6 +130,8 @@ pub(crate) struct ServerInner {
     pub sealer: crate::mrtr::seal::Sealer,
     /// No keys were configured: the sealing key is this process's own.
     pub ephemeral_key: bool,
+    /// Tasks: the store, the settings, the running count.
+    pub tasks: Arc<crate::tasks::TaskRuntime>,
 }
 
 /// A built MCP server. Cheap to clone; serve it on any transport.
@@ -186,6 +188,11 @@ impl Server {
             Ok(r) => r.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
         }
+    }
+
+    /// How many tasks run in this process now.
+    pub fn running_tasks(&self) -> usize {
+        self.inner.tasks.running()
     }
 
     /// The names of the served tools, in list order.

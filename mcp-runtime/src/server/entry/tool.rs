@@ -5,6 +5,7 @@ use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations};
 use crate::server::Context;
+use crate::tasks::TaskSupport;
 use crate::tools::{validate, IntoToolResult};
 use serde_json::value::RawValue;
 use std::future::Future;
@@ -51,6 +52,8 @@ pub struct ToolDef {
     pub call: fn(Option<&RawValue>, Context) -> ToolFuture,
     /// Client capabilities the tool always needs (`sampling`, `elicitation`, `roots`).
     pub requires: &'static [ClientCapability],
+    /// Whether it runs as a task (`#[tool(task)]`).
+    pub task: TaskSupport,
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -94,6 +97,8 @@ pub struct ToolEntry {
     pub(crate) requires: Vec<ClientCapability>,
     /// Whether the input schema has constraints serde does not check.
     pub(crate) constrained: bool,
+    /// Whether it runs as a task.
+    pub(crate) task: TaskSupport,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -115,6 +120,7 @@ impl ToolEntry {
         ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: def.requires.to_vec(),
+            task: def.task,
             constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
@@ -166,6 +172,7 @@ impl ToolEntry {
         ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: Vec::new(),
+            task: TaskSupport::NEVER,
             constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler,
@@ -177,6 +184,14 @@ impl ToolEntry {
     /// client that lacks one fails with -32021 before the handler runs.
     pub fn requires(mut self, capabilities: &[ClientCapability]) -> Self {
         self.requires = capabilities.to_vec();
+        self
+    }
+
+    /// Runs the tool as a task for clients that declared the tasks extension
+    /// (the handler reaches its [`Task`](crate::Task) with
+    /// `Task::from_context(&ctx)`).
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
         self
     }
 

@@ -1,0 +1,158 @@
+//! `tasks/get`, `tasks/update`, `tasks/cancel` (tasks extension), and the
+//! `CreateTaskResult` a task tool's call answers with.
+//!
+//! Each reads or changes the task's record in the store, so any replica
+//! sharing the store serves them. A task is visible only to the principal
+//! that created it: another one gets the same -32602 as an unknown id.
+
+use crate::error::McpError;
+use crate::jsonrpc::parse_params;
+use crate::method::Method;
+use crate::protocol::{DetailedTask, TaskIdParams, TaskStatus, UpdateTaskParams, TASKS_EXTENSION};
+use crate::server::{Context, Server};
+use crate::tasks::TaskRecord;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WithType<'a> {
+    result_type: &'static str,
+    #[serde(flatten)]
+    task: &'a DetailedTask,
+}
+
+/// The `CreateTaskResult` of a call that became a task.
+pub(crate) fn created(server: &Server, task: &DetailedTask) -> Vec<u8> {
+    super::finish(
+        server,
+        &WithType {
+            result_type: "task",
+            task,
+        },
+    )
+}
+
+/// Serves one of the three methods.
+pub(crate) async fn serve(
+    server: &Server,
+    method: Method,
+    params: Option<&RawValue>,
+    ctx: &Context,
+) -> Result<Vec<u8>, McpError> {
+    let declared = ctx
+        .client_capabilities()
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+    if !declared {
+        return Err(crate::tasks::extension_required());
+    }
+    match method {
+        Method::TasksUpdate => {
+            let params: UpdateTaskParams = parse_params(params)?;
+            let record = find(server, &params.task_id, ctx.principal()).await?;
+            let responses = params.input_responses;
+            // Only outstanding keys count: unknown and answered ones are ignored.
+            let changed = update(server, &record.id, &|r| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                let mut changed = false;
+                for (key, answer) in &responses {
+                    if r.input_requests.remove(key).is_some() {
+                        r.input_responses.insert(key.clone(), answer.clone());
+                        changed = true;
+                    }
+                }
+                if changed && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
+                    r.status = TaskStatus::Working;
+                }
+                changed
+            })
+            .await?;
+            if let Some(record) = changed.filter(|r| r.version != record.version) {
+                (server.inner.tasks.notify)(&record);
+            }
+            Ok(ack(server))
+        }
+        Method::TasksCancel => {
+            let params: TaskIdParams = parse_params(params)?;
+            let record = find(server, &params.task_id, ctx.principal()).await?;
+            // A finished task stays as it ended: the ack is the same.
+            let changed = update(server, &record.id, &|r| {
+                if r.status.is_terminal() {
+                    return false;
+                }
+                r.status = TaskStatus::Cancelled;
+                r.status_message = Some("Cancelled at the client's request".into());
+                r.input_requests.clear();
+                r.input_responses.clear();
+                true
+            })
+            .await?;
+            if let Some(record) = changed.filter(|r| r.version != record.version) {
+                (server.inner.tasks.notify)(&record);
+            }
+            Ok(ack(server))
+        }
+        _ => {
+            let params: TaskIdParams = parse_params(params)?;
+            let record = find(server, &params.task_id, ctx.principal()).await?;
+            let task = record.detailed();
+            Ok(super::finish(
+                server,
+                &WithType {
+                    result_type: "complete",
+                    task: &task,
+                },
+            ))
+        }
+    }
+}
+
+/// The task, if it exists and belongs to `principal`.
+pub(crate) async fn find(server: &Server, id: &str, principal: Option<&str>) -> Result<TaskRecord, McpError> {
+    let record = server
+        .inner
+        .tasks
+        .store
+        .get(id)
+        .await
+        .map_err(|e| McpError::internal(e.to_string()))?;
+    match record {
+        Some(record) if record.owner.as_deref() == principal => Ok(record),
+        _ => Err(McpError::invalid_params(format!(
+            "Failed to retrieve task: task {id:?} not found (unknown, expired, or not yours)"
+        ))),
+    }
+}
+
+async fn update(
+    server: &Server,
+    id: &str,
+    change: crate::tasks::TaskChange<'_>,
+) -> Result<Option<TaskRecord>, McpError> {
+    server
+        .inner
+        .tasks
+        .store
+        .update(id, change)
+        .await
+        .map_err(|e| McpError::internal(e.to_string()))
+}
+
+/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
+fn ack(server: &Server) -> Vec<u8> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Ack {
+        result_type: &'static str,
+    }
+    super::finish(
+        server,
+        &Ack {
+            result_type: "complete",
+        },
+    )
+}

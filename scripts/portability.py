@@ -4,7 +4,8 @@ modules is a dependency on Linux, macOS and Windows alike.
 
 This machine cannot build for other targets (no other standard library can
 be installed), so the check works from what cargo resolves: for each target
-triple, `cargo tree --target T` lists mcp-runtime's direct dependencies, and
+triple, `cargo tree --all-features --target T` lists mcp-runtime's direct
+dependencies (optional ones too: a feature's crates must resolve everywhere), and
 the source says which crates the code uses (`name::` paths). A file behind
 `#[cfg(unix)] mod x;` (or `windows`) may use crates only that platform has.
 
@@ -69,7 +70,7 @@ def used_crates(names, gated, platform):
 
 def resolved(target):
     out = subprocess.run(
-        ["cargo", "tree", "-p", "mcp-runtime", "--target", target, "-e", "normal",
+        ["cargo", "tree", "-p", "mcp-runtime", "--all-features", "--target", target, "-e", "normal",
          "--depth", "1", "--prefix", "none"],
         cwd=ROOT, check=True, capture_output=True, text=True,
     ).stdout

@@ -102,18 +102,25 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         return ExitCode::SUCCESS;
     }
     init_logging();
-    let server = match configure(Server::builder().info(info)).build() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot start the MCP server: {e}");
-            return ExitCode::from(2);
-        }
-    };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
+        }
+    };
+    let builder = match runtime.block_on(shared_state(Server::builder().info(info))) {
+        Ok(builder) => builder,
+        Err(e) => {
+            eprintln!("error: cannot start the MCP server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = match configure(builder).build() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: cannot start the MCP server: {e}");
+            return ExitCode::from(2);
         }
     };
     let outcome = runtime.block_on(serve(server, command));
@@ -127,6 +134,32 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         }
     }
 }
+
+/// Joins the store and bus replicas share when `MCP_REDIS_URL` is set.
+async fn shared_state(builder: ServerBuilder) -> Result<ServerBuilder, String> {
+    let Some(url) = std::env::var_os("MCP_REDIS_URL") else {
+        return Ok(builder);
+    };
+    let url = url.to_string_lossy().into_owned();
+    #[cfg(feature = "redis")]
+    {
+        let shared = crate::replicas::RedisShared::connect(&url)
+            .await
+            .map_err(|e| format!("MCP_REDIS_URL={url}: {e}"))?;
+        tracing::info!("tasks and change events shared through Redis at {url}");
+        Ok(shared.apply(builder))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = builder;
+        Err(format!(
+            "MCP_REDIS_URL={url} is set, but this binary was built without the `redis` feature of mcp-runtime"
+        ))
+    }
+}
+
+/// The environment variable that sets [`HttpConfig::session_prefix`](crate::transport::http::HttpConfig::session_prefix).
+pub const SESSION_PREFIX_ENV: &str = "MCP_SESSION_PREFIX";
 
 /// The environment variable that sets how long a stopping HTTP server waits
 /// for requests in flight, in seconds (default 30).
@@ -159,6 +192,9 @@ pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
             let mut config = crate::transport::http::HttpConfig::default();
             if let Some(grace) = grace_from_env()? {
                 config.shutdown_grace = grace;
+            }
+            if let Ok(prefix) = std::env::var(SESSION_PREFIX_ENV) {
+                config.session_prefix = prefix;
             }
             let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, config).await?;
             let local = http.local_addr()?;

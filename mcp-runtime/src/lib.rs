@@ -70,6 +70,9 @@ mod tools;
 
 mod server;
 
+#[cfg(feature = "redis")]
+mod replicas;
+
 mod dispatch;
 mod legacy;
 
@@ -88,7 +91,7 @@ pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired
 pub use prompts::IntoPromptResult;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
-    BuildError, CacheHint, Config, Context, FromContext, PromptEntry, ResourceEntry, Server, ServerBuilder,
+    BuildError, CacheHint, Config, Context, EventBus, FromContext, PromptEntry, ResourceEntry, Server, ServerBuilder,
     ServerEvent, State, ToolEntry,
 };
 pub use tasks::{
@@ -96,6 +99,9 @@ pub use tasks::{
     TaskSupport,
 };
 pub use tools::IntoToolResult;
+
+#[cfg(feature = "redis")]
+pub use replicas::{RedisError, RedisShared, LEASE as REDIS_TASK_LEASE, REDIS_URL_ENV};
 
 /// Re-exported so that users need no direct dependency on them (dynamic
 /// entries take `serde_json` maps; `#[schema]` types derive through these).

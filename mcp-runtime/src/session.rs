@@ -200,6 +200,14 @@ impl Default for SessionStore {
     }
 }
 
+/// 128 random bits from the operating system, hex: an unguessable id.
+pub(crate) fn random_id() -> String {
+    use chacha20poly1305::aead::rand_core::RngCore;
+    let mut bytes = [0u8; 16];
+    chacha20poly1305::aead::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 impl SessionStore {
     /// A store with these bounds.
     pub fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
@@ -212,10 +220,7 @@ impl SessionStore {
 
     /// A new unguessable session id: 128 random bits, hex (visible ASCII).
     pub fn new_id() -> String {
-        use chacha20poly1305::aead::rand_core::RngCore;
-        let mut bytes = [0u8; 16];
-        chacha20poly1305::aead::OsRng.fill_bytes(&mut bytes);
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        random_id()
     }
 
     /// Adds a session (reaping idle ones, and evicting the longest idle one when full).

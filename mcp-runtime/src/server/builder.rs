@@ -22,6 +22,7 @@ pub struct ServerBuilder {
     state_ttl: Option<std::time::Duration>,
     task_config: crate::tasks::TaskConfig,
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    bus: Option<Arc<dyn super::EventBus>>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
 }
@@ -159,6 +160,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Carries change events (list changes, resource updates, task status)
+    /// between replicas through `bus`, so that a `subscriptions/listen`
+    /// stream on one replica hears of a change made on another.
+    pub fn event_bus(mut self, bus: Arc<dyn super::EventBus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
     /// Registers shared state for the [`State<T>`](crate::State) extractor.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
@@ -241,10 +250,17 @@ impl ServerBuilder {
         let store = self
             .task_store
             .unwrap_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::new()));
-        let bus = events.clone();
+        if let Some(bus) = &self.bus {
+            bus.start(events.clone());
+        }
+        let (local, shared) = (events.clone(), self.bus.clone());
         let notify: crate::tasks::Notify = Arc::new(move |record| {
-            // No listener is not an error.
-            let _ = bus.send(super::ServerEvent::Task(Arc::new(record.detailed())));
+            let event = super::ServerEvent::Task(Arc::new(record.detailed()));
+            match &shared {
+                Some(bus) => bus.publish(&event),
+                // No listener is not an error.
+                None => drop(local.send(event)),
+            }
         });
         let tasks = Arc::new(crate::tasks::TaskRuntime::new(store, self.task_config, notify));
         let sealer =
@@ -256,6 +272,7 @@ impl ServerBuilder {
                 catalog: RwLock::new(Arc::new(catalog)),
                 state: self.state,
                 events,
+                bus: self.bus,
                 stopping: Cancellation::new(),
                 sealer,
                 ephemeral_key,

@@ -24,6 +24,20 @@ pub enum ServerEvent {
     Task(std::sync::Arc<crate::protocol::DetailedTask>),
 }
 
+/// Carries change events between the replicas of one server: every event
+/// announced on any replica reaches the listeners of all of them, in the
+/// order the bus delivers it. Without one, events stay in the process.
+/// The `redis` feature provides one (`RedisShared`).
+pub trait EventBus: Send + Sync + 'static {
+    /// Sends `event` to every replica, this one included (its listeners get
+    /// it back through [`start`](EventBus::start)'s sender, not directly).
+    fn publish(&self, event: &ServerEvent);
+
+    /// Called once when the server is built: from now on, deliver every
+    /// replica's events to `local`, this process's listeners.
+    fn start(&self, local: tokio::sync::broadcast::Sender<ServerEvent>);
+}
+
 #[derive(Serialize)]
 pub(crate) struct TagMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
@@ -88,10 +102,14 @@ impl Server {
         self.announce(ServerEvent::ResourceUpdated(uri.into()));
     }
 
-    /// Announces a change to every listener that opted in to its kind.
+    /// Announces a change to every listener that opted in to its kind (on
+    /// every replica, when the server has an [`EventBus`]).
     pub fn announce(&self, event: ServerEvent) {
-        // No listener is not an error.
-        let _ = self.inner.events.send(event);
+        match &self.inner.bus {
+            Some(bus) => bus.publish(&event),
+            // No listener is not an error.
+            None => drop(self.inner.events.send(event)),
+        }
     }
 
     /// Starts stopping the server: every open `subscriptions/listen` stream

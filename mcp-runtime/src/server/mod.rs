@@ -17,8 +17,8 @@ pub(crate) use catalog::{Catalog, Parts};
 pub(crate) use context::RequestScope;
 pub use context::{Context, FromContext};
 pub use entry::{PromptEntry, ResourceEntry, ToolEntry};
-pub use events::ServerEvent;
 pub(crate) use events::{encode_event, TagMeta};
+pub use events::{EventBus, ServerEvent};
 pub use state::State;
 pub(crate) use state::StateMap;
 
@@ -125,6 +125,8 @@ pub(crate) struct ServerInner {
     pub catalog: RwLock<Arc<Catalog>>,
     pub state: StateMap,
     pub events: tokio::sync::broadcast::Sender<ServerEvent>,
+    /// Carries events between replicas, if configured.
+    pub bus: Option<Arc<dyn EventBus>>,
     /// Cancelled when the server stops: long-lived streams end.
     pub stopping: Cancellation,
     pub sealer: crate::mrtr::seal::Sealer,

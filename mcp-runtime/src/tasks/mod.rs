@@ -171,8 +171,5 @@ impl Drop for Slot {
 
 /// A new task id: 128 random bits, hex.
 pub(crate) fn new_id() -> String {
-    use chacha20poly1305::aead::rand_core::RngCore;
-    let mut bytes = [0u8; 16];
-    chacha20poly1305::aead::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::session::random_id()
 }

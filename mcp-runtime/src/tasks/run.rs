@@ -110,6 +110,7 @@ enum Step {
     Done(Box<ToolOutput>),
     Flush,
     Changed,
+    Heartbeat,
     Expired,
 }
 
@@ -122,6 +123,11 @@ impl Runner {
         let id = self.shared.id.clone();
         let mut changed = store.changed(&id, seen);
         let mut expiry = Box::pin(tokio::time::sleep_until(deadline));
+        let mut heartbeat = store.heartbeat_interval().map(|every| {
+            let mut interval = tokio::time::interval_at(Instant::now() + every, every);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            interval
+        });
         loop {
             let step = poll_fn(|cx| {
                 if let Poll::Ready(out) = Pin::new(&mut future).poll(cx) {
@@ -135,6 +141,11 @@ impl Runner {
                 }
                 if expiry.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(Step::Expired);
+                }
+                if let Some(interval) = heartbeat.as_mut() {
+                    if interval.poll_tick(cx).is_ready() {
+                        return Poll::Ready(Step::Heartbeat);
+                    }
                 }
                 Poll::Pending
             })
@@ -172,6 +183,11 @@ impl Runner {
                         changed = store.changed(&id, seen);
                     }
                 },
+                Step::Heartbeat => {
+                    if let Err(e) = store.heartbeat(&id).await {
+                        tracing::warn!(task = %id, "task store: cannot renew the lease: {e}");
+                    }
+                }
                 Step::Expired => {
                     tracing::debug!(task = %id, "task expired while running");
                     return;

@@ -137,6 +137,20 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Resolves once the record's version is above `seen`, or it is gone.
     /// May also resolve spuriously; callers read the record again.
     fn changed<'a>(&'a self, id: &'a str, seen: u64) -> StoreFuture<'a, ()>;
+
+    /// How often the replica running a task calls [`heartbeat`](TaskStore::heartbeat):
+    /// `None` (the default) for a store that needs no lease, because it dies
+    /// with the process that runs the tasks.
+    fn heartbeat_interval(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Renews the lease of the replica running task `id`. A shared store
+    /// marks a task whose lease ran out `failed`: its replica is gone.
+    fn heartbeat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        let _ = id;
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// Tasks in this process's memory: expired records are swept on access

@@ -58,6 +58,10 @@ pub struct HttpConfig {
     /// How long a stopping [`HttpServer`] waits for requests in flight to
     /// finish before it returns anyway (default 30 s).
     pub shutdown_grace: Duration,
+    /// Put before every legacy session id this server mints (default none):
+    /// a load balancer routes a session's requests to the replica that
+    /// holds it by this prefix (`MCP_SESSION_PREFIX` on the command line).
+    pub session_prefix: String,
 }
 
 impl Default for HttpConfig {
@@ -74,6 +78,7 @@ impl Default for HttpConfig {
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             shutdown_grace: Duration::from_secs(30),
+            session_prefix: String::new(),
         }
     }
 }
@@ -216,7 +221,7 @@ impl McpService {
 
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
     fn initialize(&self, request: &jsonrpc::Request) -> Response<McpBody> {
-        let id = SessionStore::new_id();
+        let id = format!("{}{}", self.config.session_prefix, SessionStore::new_id());
         match crate::legacy::initialize(&self.server, request, Some(id.clone())) {
             Ok((session, body)) => {
                 self.sessions.insert(session);

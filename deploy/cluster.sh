@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# A multi-replica deployment on loopback: Redis, N replicas of an example
+# server sharing it, and nginx in front. Installs redis-server and nginx from
+# Debian's packages when they are missing.
+#
+#   bash deploy/cluster.sh up [N]          start Redis, N replicas (default 3), nginx
+#   bash deploy/cluster.sh down            stop them all
+#   bash deploy/cluster.sh stop I          SIGTERM replica I (1-based) and wait for it to exit
+#   bash deploy/cluster.sh start I         start replica I again
+#   bash deploy/cluster.sh kill I          kill -9 replica I
+#   bash deploy/cluster.sh redis-restart   stop Redis and start it again (its data is lost)
+#   bash deploy/cluster.sh ports           print NGINX_PORT, REDIS_PORT and each replica's port
+#
+# Environment: MCP_DEPLOY_DIR (state, logs; default /tmp/mcp-deploy),
+# MCP_DEPLOY_EXAMPLE (default everything), MCP_DEPLOY_PROFILE (debug or
+# release; default debug), MCP_DEPLOY_BASE_PORT (default 28400: nginx on it,
+# Redis on +1, replica I on +10+I).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUN="${MCP_DEPLOY_DIR:-/tmp/mcp-deploy}"
+EXAMPLE="${MCP_DEPLOY_EXAMPLE:-everything}"
+PROFILE="${MCP_DEPLOY_PROFILE:-debug}"
+BASE="${MCP_DEPLOY_BASE_PORT:-28400}"
+NGINX_PORT=$BASE
+REDIS_PORT=$((BASE + 1))
+
+die() { echo "cluster: $*" >&2; exit 1; }
+replica_port() { echo $((BASE + 10 + $1)); }
+count() { cat "$RUN/replicas" 2>/dev/null || echo 0; }
+
+install_missing() {
+    local missing=()
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "cluster: installing ${missing[*]} from Debian's packages"
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >"$RUN/apt.log" 2>&1 \
+        || { "${sudo[@]}" apt-get update >>"$RUN/apt.log" 2>&1 \
+             && "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >>"$RUN/apt.log" 2>&1; } \
+        || die "cannot install ${missing[*]} (see $RUN/apt.log)"
+    # The packages may start their own system services; ours use other ports.
+}
+
+nginx_bin() { command -v nginx || echo /usr/sbin/nginx; }
+
+wait_port() { # PORT SECONDS
+    local i
+    for ((i = 0; i < $2 * 10; i++)); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+start_redis() {
+    redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+        --pidfile "$RUN/redis.pid" --logfile "$RUN/redis.log" --dir "$RUN" >/dev/null \
+        || die "redis-server did not start (see $RUN/redis.log)"
+    wait_port "$REDIS_PORT" 10 || die "Redis is not listening on $REDIS_PORT"
+}
+
+stop_redis() {
+    local pid
+    pid=$(cat "$RUN/redis.pid" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    rm -f "$RUN/redis.pid"
+}
+
+start_replica() { # I
+    local i=$1 port
+    port=$(replica_port "$i")
+    MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
+    MCP_REQUEST_STATE_KEYS="$(cat "$RUN/keys")" \
+    MCP_SESSION_PREFIX="r$i-" \
+    MCP_SHUTDOWN_GRACE=10 \
+    RUST_LOG="${RUST_LOG:-info}" \
+        setsid "$(cat "$RUN/bin")" --http "127.0.0.1:$port" >>"$RUN/replica$i.log" 2>&1 </dev/null &
+    echo $! >"$RUN/replica$i.pid"
+    wait_port "$port" 30 || die "replica $i is not listening on $port (see $RUN/replica$i.log)"
+}
+
+stop_replica() { # I SIGNAL
+    local pid
+    pid=$(cat "$RUN/replica$1.pid" 2>/dev/null) || return 0
+    kill "-$2" "$pid" 2>/dev/null
+    for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+    rm -f "$RUN/replica$1.pid"
+}
+
+write_nginx_conf() { # N
+    local n=$1 i servers="" map="" ups="" user=""
+    for ((i = 1; i <= n; i++)); do
+        servers+="        server 127.0.0.1:$(replica_port "$i") max_fails=1 fail_timeout=1s;"$'\n'
+        map+="        ~^r$i- mcp_r$i;"$'\n'
+        ups+=$'\n'"    upstream mcp_r$i {"$'\n'"        server 127.0.0.1:$(replica_port "$i");"$'\n'"    }"$'\n'
+    done
+    [ "$(id -u)" -eq 0 ] && user="user root;"
+    mkdir -p "$RUN"/nginx-{body,proxy,fastcgi,uwsgi,scgi}
+    SERVERS="$servers" MAP="$map" UPS="$ups" USER_LINE="$user" RUN_DIR="$RUN" LISTEN="127.0.0.1:$NGINX_PORT" \
+        python3 - "$ROOT/deploy/nginx.conf.in" "$RUN/nginx.conf" <<'PY'
+import os, sys
+text = open(sys.argv[1]).read()
+for key, env in (("@UPSTREAM_SERVERS@\n", "SERVERS"), ("@SESSION_MAP@\n", "MAP"), ("@SESSION_UPSTREAMS@", "UPS"),
+                 ("@USER@", "USER_LINE"), ("@RUN_DIR@", "RUN_DIR"), ("@LISTEN@", "LISTEN")):
+    text = text.replace(key, os.environ[env])
+open(sys.argv[2], "w").write(text)
+PY
+}
+
+up() {
+    local n=${1:-3} i
+    [[ "$n" =~ ^[1-9][0-9]?$ ]] || die "up N: N must be 1 to 99"
+    [ -f "$RUN/replicas" ] && down
+    mkdir -p "$RUN"
+    install_missing
+    local flag=()
+    [ "$PROFILE" = release ] && flag=(--release)
+    (cd "$ROOT" && cargo build --quiet "${flag[@]}" --example "$EXAMPLE") || die "cannot build the $EXAMPLE example"
+    local target="${CARGO_TARGET_DIR:-$ROOT/target}"
+    echo "$target/$PROFILE/examples/$EXAMPLE" >"$RUN/bin"
+    # One requestState key for every replica: any replica opens any round.
+    python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())' >"$RUN/keys"
+    echo "$n" >"$RUN/replicas"
+    start_redis
+    for ((i = 1; i <= n; i++)); do start_replica "$i"; done
+    write_nginx_conf "$n"
+    "$(nginx_bin)" -c "$RUN/nginx.conf" -p "$RUN" -e "$RUN/nginx-error.log" || die "nginx did not start (see $RUN/nginx-error.log)"
+    wait_port "$NGINX_PORT" 10 || die "nginx is not listening on $NGINX_PORT"
+    echo "cluster: nginx http://127.0.0.1:$NGINX_PORT/mcp -> $n replicas of $EXAMPLE ($PROFILE), Redis 127.0.0.1:$REDIS_PORT; state in $RUN"
+}
+
+down() {
+    local n i pid
+    n=$(count)
+    if pid=$(cat "$RUN/nginx.pid" 2>/dev/null); then
+        kill -QUIT "$pid" 2>/dev/null
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null
+    fi
+    for ((i = 1; i <= n; i++)); do stop_replica "$i" TERM; done
+    stop_redis
+    rm -f "$RUN/replicas" "$RUN/nginx.pid"
+    echo "cluster: stopped"
+}
+
+cmd="${1:-}"
+shift || true
+case "$cmd" in
+    up) up "$@" ;;
+    down) down ;;
+    stop) stop_replica "${1:?replica}" TERM ;;
+    kill) stop_replica "${1:?replica}" KILL ;;
+    start) start_replica "${1:?replica}" ;;
+    redis-restart) stop_redis; start_redis ;;
+    ports)
+        echo "NGINX_PORT=$NGINX_PORT"
+        echo "REDIS_PORT=$REDIS_PORT"
+        for ((i = 1; i <= $(count); i++)); do echo "REPLICA_${i}_PORT=$(replica_port "$i")"; done
+        ;;
+    *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

@@ -1,0 +1,223 @@
+//! The [`TaskStore`] on Redis: a record per task with its TTL, changed by
+//! compare-and-set, and a lease per running task.
+
+use super::{Inner, RedisShared, LEASE, TASKS};
+use crate::protocol::{JsonObject, TaskStatus};
+use crate::tasks::{StoreError, StoreFuture, TaskChange, TaskRecord, TaskStore};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Writes a new record with its expiry and its first lease, and announces it.
+const CREATE: &str = r"
+local ok
+if ARGV[2] == '0' then
+  ok = redis.call('SET', KEYS[1], ARGV[1], 'NX')
+else
+  ok = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[2])
+end
+if not ok then return 0 end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1
+";
+
+/// Replaces the record if it is still exactly what was read, and announces it.
+const SWAP: &str = r"
+local current = redis.call('GET', KEYS[1])
+if not current then return -1 end
+if current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+";
+
+fn record_key(id: &str) -> String {
+    format!("mcp:task:{id}")
+}
+
+fn lease_key(id: &str) -> String {
+    format!("mcp:task-lease:{id}")
+}
+
+fn unavailable(e: redis::RedisError) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+fn lease_ms() -> u64 {
+    u64::try_from(LEASE.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Inner {
+    pub(super) fn lock_waiters(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, watch::Sender<u64>>> {
+        self.waiters.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl RedisShared {
+    async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
+        let mut conn = self.inner.conn.clone();
+        let text: Option<String> = redis::cmd("GET")
+            .arg(record_key(id))
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        match text {
+            None => Ok(None),
+            Some(text) => {
+                let record = serde_json::from_str(&text).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                Ok(Some((text, record)))
+            }
+        }
+    }
+
+    async fn swap(&self, id: &str, change: TaskChange<'_>) -> Result<Option<TaskRecord>, StoreError> {
+        // Compare-and-set: another replica's change in between means read and try again.
+        for _ in 0..32 {
+            let Some((old, mut record)) = self.read(id).await? else {
+                return Ok(None);
+            };
+            if !change(&mut record) {
+                return Ok(Some(record));
+            }
+            record.version = record.version.saturating_add(1);
+            record.updated_ms = crate::tasks::time::now_ms().max(record.updated_ms);
+            let new = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let mut conn = self.inner.conn.clone();
+            let swapped: i64 = redis::cmd("EVAL")
+                .arg(SWAP)
+                .arg(1)
+                .arg(record_key(id))
+                .arg(&old)
+                .arg(&new)
+                .arg(TASKS)
+                .arg(format!("{id} {}", record.version))
+                .query_async(&mut conn)
+                .await
+                .map_err(unavailable)?;
+            match swapped {
+                1 => return Ok(Some(record)),
+                -1 => return Ok(None),
+                _ => tokio::task::yield_now().await,
+            }
+        }
+        Err(StoreError::Unavailable(format!(
+            "task {id}: too many concurrent changes"
+        )))
+    }
+
+    /// A record that is not finished and whose lease ran out is `failed`.
+    async fn check_lease(&self, record: TaskRecord) -> Result<Option<TaskRecord>, StoreError> {
+        if record.status.is_terminal() {
+            return Ok(Some(record));
+        }
+        let mut conn = self.inner.conn.clone();
+        let alive: i64 = redis::cmd("EXISTS")
+            .arg(lease_key(&record.id))
+            .query_async(&mut conn)
+            .await
+            .map_err(unavailable)?;
+        if alive == 1 {
+            return Ok(Some(record));
+        }
+        tracing::warn!(task = %record.id, "the replica running the task stopped: marking it failed");
+        self.swap(&record.id, &|r| {
+            if r.status.is_terminal() {
+                return false;
+            }
+            let mut error = JsonObject::new();
+            error.insert("code".into(), (-32603).into());
+            error.insert(
+                "message".into(),
+                "the server replica running this task stopped before it finished".into(),
+            );
+            r.status = TaskStatus::Failed;
+            r.status_message = Some("the server replica running this task stopped".into());
+            r.error = Some(error);
+            r.input_requests.clear();
+            r.input_responses.clear();
+            true
+        })
+        .await
+    }
+}
+
+impl TaskStore for RedisShared {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let text = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let mut conn = self.inner.conn.clone();
+            let created: i64 = redis::cmd("EVAL")
+                .arg(CREATE)
+                .arg(2)
+                .arg(record_key(&record.id))
+                .arg(lease_key(&record.id))
+                .arg(&text)
+                .arg(record.expires_ms().unwrap_or(0))
+                .arg(lease_ms())
+                .arg(TASKS)
+                .arg(format!("{} {}", record.id, record.version))
+                .query_async(&mut conn)
+                .await
+                .map_err(unavailable)?;
+            // Redis answered after the write: every replica's GET sees it now.
+            if created == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Exists(record.id))
+            }
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(async move {
+            match self.read(id).await? {
+                None => Ok(None),
+                Some((_, record)) => self.check_lease(record).await,
+            }
+        })
+    }
+
+    fn update<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(self.swap(id, change))
+    }
+
+    fn changed<'a>(&'a self, id: &'a str, seen: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut rx = self
+                .inner
+                .lock_waiters()
+                .entry(id.to_owned())
+                .or_insert_with(|| watch::channel(0).0)
+                .subscribe();
+            // A change may have come before this replica listened.
+            match self.read(id).await? {
+                Some((_, record)) if record.version <= seen => {}
+                _ => return Ok(()),
+            }
+            // Spurious wake-ups are allowed: a missed message costs a second.
+            let _ = tokio::time::timeout(Duration::from_secs(1), rx.wait_for(|v| *v > seen)).await;
+            Ok(())
+        })
+    }
+
+    fn heartbeat_interval(&self) -> Option<Duration> {
+        Some(LEASE / 3)
+    }
+
+    fn heartbeat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.inner.conn.clone();
+            let _: () = redis::cmd("SET")
+                .arg(lease_key(id))
+                .arg(1)
+                .arg("PX")
+                .arg(lease_ms())
+                .query_async(&mut conn)
+                .await
+                .map_err(unavailable)?;
+            Ok(())
+        })
+    }
+}

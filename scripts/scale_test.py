@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""The multi-replica scenarios, against a cluster started by deploy/cluster.sh.
+
+    usage: python3 scripts/scale_test.py   (run by scripts/scale-test.sh)
+
+Reads the ports from `bash deploy/cluster.sh ports`, runs each scenario,
+prints a line per scenario and ends with `scale-test: N passed, M failed`.
+Python 3 standard library only.
+"""
+
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLUSTER = ["bash", os.path.join(ROOT, "deploy", "cluster.sh")]
+VERSION = "2026-07-28"
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+def cluster(*args):
+    out = subprocess.run(CLUSTER + list(args), capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise RuntimeError(f"cluster.sh {' '.join(args)}: {out.stderr.strip()}")
+    return out.stdout
+
+
+PORTS = dict(line.split("=", 1) for line in cluster("ports").split()) if not os.environ.get("MCP_SCALE_NO_CLUSTER") \
+    else {"NGINX_PORT": "0"}
+NGINX = int(PORTS["NGINX_PORT"])
+REPLICAS = [int(PORTS[f"REPLICA_{i}_PORT"]) for i in range(1, 100) if f"REPLICA_{i}_PORT" in PORTS]
+
+
+def meta(caps=None):
+    return {
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": caps if caps is not None else {},
+    }
+
+
+CAPS = {"elicitation": {}, "extensions": {TASKS: {}}}
+_ids = iter(range(1, 1 << 30))
+
+
+def headers(method, name=None, extra=None):
+    h = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": method,
+    }
+    if name is not None:
+        h["Mcp-Name"] = name
+    h.update(extra or {})
+    return h
+
+
+def read_sse(response):
+    """Yields each event's JSON message from a text/event-stream response."""
+    data = []
+    while True:
+        line = response.readline()
+        if not line:
+            return
+        line = line.decode().rstrip("\r\n")
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+        elif line == "" and data:
+            yield json.loads("".join(data))
+            data = []
+
+
+def rpc(port, method, params, name=None, caps=None, timeout=15):
+    """One 2026-07-28 request; returns the response message (JSON or the last SSE event)."""
+    params = dict(params)
+    params["_meta"] = meta(CAPS if caps is None else caps)
+    body = json.dumps({"jsonrpc": "2.0", "id": next(_ids), "method": method, "params": params})
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", "/mcp", body, headers(method, name))
+        r = conn.getresponse()
+        if r.getheader("Content-Type", "").startswith("text/event-stream"):
+            last = None
+            for msg in read_sse(r):
+                if "id" in msg and ("result" in msg or "error" in msg):
+                    last = msg
+                    break
+            return last
+        return json.loads(r.read() or b"null")
+    finally:
+        conn.close()
+
+
+def result(msg):
+    if not msg or "result" not in msg:
+        raise AssertionError(f"not a result: {msg}")
+    return msg["result"]
+
+
+def task_get(port, task_id):
+    return result(rpc(port, "tasks/get", {"taskId": task_id}, name=task_id))
+
+
+def wait_status(port, task_id, wanted, within=15):
+    deadline = time.time() + within
+    while True:
+        task = task_get(port, task_id)
+        if task["status"] in wanted:
+            return task
+        if time.time() > deadline:
+            raise AssertionError(f"task {task_id} still {task['status']}, wanted {wanted}")
+        time.sleep(0.1)
+
+
+class Listener:
+    """A subscriptions/listen stream read on a thread; notifications land in a list."""
+
+    def __init__(self, port, notifications):
+        self.events = []
+        self.cond = threading.Condition()
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=3600)
+        body = json.dumps({"jsonrpc": "2.0", "id": 99, "method": "subscriptions/listen",
+                           "params": {"notifications": notifications, "_meta": meta(CAPS)}})
+        self.conn.request("POST", "/mcp", body, headers("subscriptions/listen"))
+        self.response = self.conn.getresponse()
+        assert self.response.status == 200, self.response.status
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        ack = self.wait(lambda m: m.get("method") == "notifications/subscriptions/acknowledged", 5)
+        self.ack = ack
+
+    def _read(self):
+        try:
+            for msg in read_sse(self.response):
+                with self.cond:
+                    self.events.append((time.perf_counter(), msg))
+                    self.cond.notify_all()
+        except Exception:  # the stream was closed
+            pass
+
+    def wait(self, match, within, after=0):
+        deadline = time.time() + within
+        with self.cond:
+            while True:
+                for i, (t, m) in enumerate(self.events[after:], start=after):
+                    if match(m):
+                        return t, m, i
+                left = deadline - time.time()
+                if left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def close(self):
+        self.conn.close()
+
+
+# ------------------------------------------------------------------ scenarios
+
+def mrtr_across_replicas():
+    """Round 1 answered by replica A, round 2 by replica B."""
+    a, b = REPLICAS[0], REPLICAS[1]
+    tool = "test_input_required_result_elicitation"
+    r1 = result(rpc(a, "tools/call", {"name": tool, "arguments": {}}, name=tool))
+    assert r1["resultType"] == "input_required", r1
+    (key,) = r1["inputRequests"].keys()
+    r2 = result(rpc(b, "tools/call", {
+        "name": tool, "arguments": {}, "requestState": r1["requestState"],
+        "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
+    }, name=tool))
+    assert r2["resultType"] == "complete" and "Ada" in r2["content"][0]["text"], r2
+    return "round 1 on replica 1, round 2 on replica 2: completed"
+
+
+def notification_across_replicas():
+    """A listen stream on A hears of a change made on B; latency over 50 changes."""
+    a, b = REPLICAS[0], REPLICAS[1]
+    uri = "test://watched-resource"
+    listener = Listener(a, {"resourceSubscriptions": [uri]})
+    latencies = []
+    seen = 0
+    try:
+        for _ in range(50):
+            t0 = time.perf_counter()
+            rpc(b, "tools/call", {"name": "test_trigger_resource_update", "arguments": {}},
+                name="test_trigger_resource_update")
+            got = listener.wait(lambda m: m.get("method") == "notifications/resources/updated", 5, after=seen)
+            assert got, "no notification on replica 1 within 5 s"
+            t1, msg, index = got
+            seen = index + 1
+            assert msg["params"]["uri"] == uri, msg
+            latencies.append((t1 - t0) * 1000)
+    finally:
+        listener.close()
+    p50, p99 = percentiles(latencies)
+    return f"50 changes on replica 2 heard on replica 1: p50 {p50:.1f} ms, p99 {p99:.1f} ms (call included)"
+
+
+def task_everywhere():
+    """A task created through nginx, polled on every replica, answered on one, cancelled on another."""
+    created = result(rpc(NGINX, "tools/call", {"name": "confirm_delete", "arguments": {"filename": "a.txt"}},
+                         name="confirm_delete"))
+    assert created["resultType"] == "task", created
+    tid = created["taskId"]
+    views = [wait_status(p, tid, {"input_required"}) for p in REPLICAS]
+    assert all(v["inputRequests"].keys() == views[0]["inputRequests"].keys() for v in views), views
+    (key,) = views[0]["inputRequests"].keys()
+    ack = result(rpc(REPLICAS[1], "tasks/update", {
+        "taskId": tid, "inputResponses": {key: {"action": "accept", "content": {"confirm": True}}}}, name=tid))
+    assert ack["resultType"] == "complete", ack
+    done = [wait_status(p, tid, {"completed"}) for p in REPLICAS]
+    assert all(d["result"]["content"][0]["text"] == "Deleted a.txt" for d in done), done
+
+    slow = result(rpc(NGINX, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}},
+                      name="slow_compute"))["taskId"]
+    assert all(task_get(p, slow)["status"] == "working" for p in REPLICAS)
+    result(rpc(REPLICAS[2], "tasks/cancel", {"taskId": slow}, name=slow))
+    states = [task_get(p, slow)["status"] for p in REPLICAS]
+    assert states == ["cancelled"] * len(REPLICAS), states
+    return f"created via nginx, seen on {len(REPLICAS)} replicas, answered on 2 -> completed; cancelled on 3 -> cancelled everywhere"
+
+
+def rolling_restart():
+    """Every replica restarted in turn while a load runs through nginx: no request fails."""
+    stop = threading.Event()
+    counts = {"ok": 0, "failed": 0}
+    failures = []
+    lock = threading.Lock()
+
+    def load():
+        n = 0
+        while not stop.is_set():
+            n += 1
+            try:
+                msg = rpc(NGINX, "tools/call", {"name": "greet", "arguments": {"name": f"n{n}"}}, name="greet",
+                          timeout=30)
+                ok = msg and msg.get("result", {}).get("content", [{}])[0].get("text") == f"Hello, n{n}!"
+            except Exception as e:  # counted below
+                ok, msg = False, repr(e)
+            with lock:
+                counts["ok" if ok else "failed"] += 1
+                if not ok and len(failures) < 5:
+                    failures.append(msg)
+
+    threads = [threading.Thread(target=load, daemon=True) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(1)
+    for i in range(1, len(REPLICAS) + 1):
+        cluster("stop", str(i))
+        cluster("start", str(i))
+        time.sleep(1)
+    stop.set()
+    for t in threads:
+        t.join(60)
+    assert counts["failed"] == 0, f"{counts['failed']} of {counts['ok'] + counts['failed']} failed: {failures}"
+    assert counts["ok"] > 100, counts
+    return f"{counts['ok']} requests through nginx while {len(REPLICAS)} replicas restarted in turn, 0 failed"
+
+
+def replica_and_redis_loss():
+    """kill -9 of the replica running a task: failed within the lease. Redis restarted: streams live on."""
+    victim = len(REPLICAS)
+    tid = result(rpc(REPLICAS[victim - 1], "tools/call", {"name": "slow_compute", "arguments": {"seconds": 120}},
+                     name="slow_compute"))["taskId"]
+    assert task_get(REPLICAS[0], tid)["status"] == "working"
+    t0 = time.time()
+    cluster("kill", str(victim))
+    failed = wait_status(REPLICAS[0], tid, {"failed"}, within=20)
+    took = time.time() - t0
+    assert failed["error"]["code"] == -32603, failed
+    assert took <= 6 + 3, f"failed after {took:.1f} s (lease 6 s)"
+    cluster("start", str(victim))
+
+    uri = "test://watched-resource"
+    listener = Listener(REPLICAS[0], {"resourceSubscriptions": [uri]})
+    try:
+        before = len(listener.events)
+        cluster("redis-restart")
+        t1 = time.time()
+        got = None
+        while got is None and time.time() - t1 < 30:
+            try:
+                rpc(REPLICAS[1], "tools/call", {"name": "test_trigger_resource_update", "arguments": {}},
+                    name="test_trigger_resource_update", timeout=5)
+            except Exception:
+                pass  # replica 2 may still be reconnecting
+            got = listener.wait(lambda m: m.get("method") == "notifications/resources/updated", 1, after=before)
+        assert got, "no notification within 30 s of the Redis restart"
+        heal = time.time() - t1
+        assert listener.thread.is_alive(), "the listen stream ended"
+    finally:
+        listener.close()
+    return (f"killed replica {victim}: its task failed after {took:.1f} s (lease 6 s); Redis restarted: "
+            f"the same listen stream got a notification {heal:.1f} s later")
+
+
+def legacy_session_through_nginx():
+    """A 2025-11-25 session with a server-to-client elicitation, all through nginx."""
+    def post(body, session=None, stream=False):
+        conn = http.client.HTTPConnection("127.0.0.1", NGINX, timeout=30)
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+             "MCP-Protocol-Version": "2025-11-25"}
+        if session:
+            h["Mcp-Session-Id"] = session
+        conn.request("POST", "/mcp", json.dumps(body), h)
+        r = conn.getresponse()
+        return conn, r
+
+    conn, r = post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "scale-test", "version": "1"}}})
+    session = r.getheader("Mcp-Session-Id")
+    r.read()
+    conn.close()
+    assert session and session.startswith("r"), session
+    conn, r = post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    r.read()
+    conn.close()
+    conn, r = post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "test_input_required_result_elicitation", "arguments": {}}}, session)
+    assert r.getheader("Content-Type", "").startswith("text/event-stream"), r.getheader("Content-Type")
+    answer = None
+    for msg in read_sse(r):
+        if msg.get("method") == "elicitation/create":
+            c2, r2 = post({"jsonrpc": "2.0", "id": msg["id"],
+                           "result": {"action": "accept", "content": {"name": "Lin"}}}, session)
+            assert r2.status in (200, 202), r2.status
+            r2.read()
+            c2.close()
+        elif msg.get("id") == 2:
+            answer = msg
+            break
+    conn.close()
+    assert answer and "Lin" in answer["result"]["content"][0]["text"], answer
+    return f"session {session[:3]}... opened, asked and answered through nginx"
+
+
+SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
+             replica_and_redis_loss, legacy_session_through_nginx]
+
+
+def percentiles(values):
+    values = sorted(values)
+    return statistics.median(values), values[min(len(values) - 1, int(len(values) * 0.99))]
+
+
+def measure_tasks(port, n=200):
+    """Task create -> get latency on one server: `tools/call` that becomes a task, then `tasks/get`."""
+    create, get = [], []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        tid = result(rpc(port, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 1}},
+                         name="slow_compute"))["taskId"]
+        t1 = time.perf_counter()
+        task_get(port, tid)
+        t2 = time.perf_counter()
+        create.append((t1 - t0) * 1000)
+        get.append((t2 - t1) * 1000)
+        # Not timed: frees the caller's running-task slot.
+        result(rpc(port, "tasks/cancel", {"taskId": tid}, name=tid))
+    (c50, c99), (g50, g99) = percentiles(create), percentiles(get)
+    print(f"tasks on :{port}: create p50 {c50:.2f} ms p99 {c99:.2f} ms; get p50 {g50:.2f} ms p99 {g99:.2f} ms ({n} each)")
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "measure-tasks":
+        measure_tasks(int(sys.argv[2]))
+        return 0
+    if len(sys.argv) == 2 and sys.argv[1] == "measure-notifications":
+        print(notification_across_replicas())
+        return 0
+    passed = failed = 0
+    for scenario in SCENARIOS:
+        t0 = time.time()
+        try:
+            what = scenario()
+            passed += 1
+            print(f"  PASS {scenario.__name__} ({time.time() - t0:.1f} s): {what}", flush=True)
+        except Exception as e:
+            failed += 1
+            print(f"  FAIL {scenario.__name__} ({time.time() - t0:.1f} s): {e}", flush=True)
+            traceback.print_exc(limit=3)
+    print(f"scale-test: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

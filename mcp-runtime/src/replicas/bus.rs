@@ -28,7 +28,9 @@ fn encode(event: &ServerEvent) -> Option<String> {
         ServerEvent::PromptsListChanged => Wire::Prompts,
         ServerEvent::ResourcesListChanged => Wire::Resources,
         ServerEvent::ResourceUpdated(uri) => Wire::Updated { uri: uri.clone() },
-        ServerEvent::Task(task) => Wire::Task { task: Box::new((**task).clone()) },
+        ServerEvent::Task(task) => Wire::Task {
+            task: Box::new((**task).clone()),
+        },
     };
     serde_json::to_string(&wire).ok()
 }

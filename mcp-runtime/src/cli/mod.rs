@@ -4,8 +4,14 @@
 //! server            serve stdio (the default)
 //! server --stdio    serve stdio
 //! server --http 127.0.0.1:3000   serve Streamable HTTP at http://127.0.0.1:3000/mcp
+//! server tools      list the tools: names, descriptions, input and output schemas
+//! server discover   print what server/discover answers
+//! server call NAME '{"json":"args"}' [--answers FILE]
+//!                   run one tool in process and print its result
 //! server --help     print usage
 //! ```
+
+mod local;
 
 use crate::protocol::Implementation;
 use crate::server::{Server, ServerBuilder};
@@ -21,6 +27,19 @@ pub enum Command {
     Http(String),
     /// Print usage.
     Help,
+    /// List the tools.
+    Tools,
+    /// Print the `server/discover` result.
+    Discover,
+    /// Run one tool in process.
+    Call {
+        /// The tool.
+        name: String,
+        /// Its arguments, a JSON object (`{}` when not given).
+        arguments: String,
+        /// A JSON file of answers to its asks, by key; without one they are asked on the terminal.
+        answers: Option<String>,
+    },
 }
 
 /// Parses the arguments after the program name.
@@ -33,6 +52,29 @@ pub fn parse_args<I: IntoIterator<Item = String>>(args: I) -> Result<Command, St
             Some(addr) => Command::Http(addr),
             None => return Err("--http needs an address, for example --http 127.0.0.1:3000".into()),
         },
+        Some("tools") => Command::Tools,
+        Some("discover") => Command::Discover,
+        Some("call") => {
+            let name = args
+                .next()
+                .ok_or("call needs a tool name, for example: call greet '{\"name\": \"Ada\"}'")?;
+            let mut arguments = None;
+            let mut answers = None;
+            while let Some(arg) = args.next() {
+                if arg == "--answers" {
+                    answers = Some(args.next().ok_or("--answers needs a file of JSON answers")?);
+                } else if arguments.is_none() {
+                    arguments = Some(arg);
+                } else {
+                    return Err(format!("unexpected argument {arg:?}"));
+                }
+            }
+            return Ok(Command::Call {
+                name,
+                arguments: arguments.unwrap_or_else(|| "{}".into()),
+                answers,
+            });
+        }
         Some(other) => return Err(format!("unknown argument {other:?}")),
     };
     match args.next() {
@@ -47,6 +89,12 @@ fn usage(name: &str) -> String {
          usage:\n  {name}                      serve MCP over stdio (the default)\n  \
          {name} --stdio              serve MCP over stdio\n  \
          {name} --http ADDR          serve Streamable HTTP at http://ADDR/mcp (e.g. --http 127.0.0.1:3000)\n  \
+         {name} tools                list the tools: names, descriptions, input and output schemas\n  \
+         {name} discover             print what server/discover answers\n  \
+         {name} call NAME [JSON] [--answers FILE]\n                           \
+         run one tool in process with JSON arguments (default {{}}) and print its result;\n                           \
+         its questions (elicitation, sampling, roots) are asked here, or answered from\n                           \
+         FILE, a JSON object of answers by key\n  \
          {name} --help               print this help\n\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
@@ -101,6 +149,7 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         print!("{}", usage(&name));
         return ExitCode::SUCCESS;
     }
+    let local = matches!(command, Command::Tools | Command::Discover | Command::Call { .. });
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -123,6 +172,11 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
             return ExitCode::from(2);
         }
     };
+    if local {
+        let outcome = runtime.block_on(local::run(&server, command));
+        runtime.shutdown_background();
+        return outcome;
+    }
     let outcome = runtime.block_on(serve(server, command));
     // Handlers still running past the transport's end are not waited for.
     runtime.shutdown_background();
@@ -181,7 +235,7 @@ fn grace_from_env() -> std::io::Result<Option<std::time::Duration>> {
 /// Serves `server` as `command` says, until the transport ends.
 pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
     match command {
-        Command::Stdio | Command::Help => {
+        Command::Stdio | Command::Help | Command::Tools | Command::Discover | Command::Call { .. } => {
             if std::io::stdin().is_terminal() {
                 eprint!("{}", banner(&server));
             }

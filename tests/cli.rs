@@ -1,0 +1,135 @@
+//! The command line of a server binary (`examples/everything`): `tools`,
+//! `discover`, and `call` with its asks answered from a file, from stdin, or
+//! not at all.
+
+mod support;
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let exe = support::example_binary("everything");
+    let mut child = Command::new(exe)
+        .args(args)
+        .env_remove("MCP_REDIS_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("the example ends")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn tools_lists_names_descriptions_and_schemas() {
+    let out = run(&["tools"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("greet - Greets someone"), "{stdout}");
+    let input = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("greet "))
+        .nth(1)
+        .and_then(|l| l.strip_prefix("  input:  "))
+        .expect("greet's input schema line");
+    let schema: Value = serde_json::from_str(input).expect("a JSON schema");
+    assert_eq!(schema["properties"]["name"]["type"], "string");
+    for line in stdout.lines().filter_map(|l| l.strip_prefix("  input:  ")) {
+        let schema: Value = serde_json::from_str(line).expect("every input schema is JSON");
+        assert_eq!(schema["type"], "object");
+    }
+    assert!(stdout.contains("slow_compute - "), "task tools are listed too");
+}
+
+#[test]
+fn discover_prints_the_server_description() {
+    let out = run(&["discover"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["resultType"], "complete");
+    assert_eq!(v["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"], serde_json::json!({}));
+}
+
+#[test]
+fn call_runs_a_tool_and_reports_tool_errors_by_exit_status() {
+    let out = run(&["call", "greet", r#"{"name": "Ada"}"#], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Hello, Ada!\n");
+
+    let out = run(&["call", "test_error_handling"], "");
+    assert!(!out.status.success());
+    assert!(!text(&out.stdout).is_empty());
+
+    let out = run(&["call", "no_such_tool"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("Unknown tool"), "{}", text(&out.stderr));
+
+    let out = run(&["call", "greet", "[1, 2]"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("must be a JSON object"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn call_answers_asks_from_a_file_or_from_stdin() {
+    let dir = std::env::temp_dir().join(format!("mcp-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let answers = dir.join("answers.json");
+    std::fs::write(
+        &answers,
+        r#"{"user_name": {"action": "accept", "content": {"name": "Grace"}}}"#,
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "call",
+            "test_input_required_result_elicitation",
+            "{}",
+            "--answers",
+            answers.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Hello, Grace!"), "{}", text(&out.stdout));
+
+    // The same ask answered field by field on stdin.
+    let out = run(&["call", "test_input_required_result_elicitation"], "Lin\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("Hello, Lin!"), "{}", text(&out.stdout));
+
+    // A task tool: followed to its end, its ask answered on stdin.
+    let out = run(&["call", "confirm_delete", r#"{"filename": "old.log"}"#], "yes\n");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "Deleted old.log\n");
+    assert!(text(&out.stderr).contains("task "), "{}", text(&out.stderr));
+    let out = run(&["call", "failing_job"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stdout).contains("corrupt"), "{}", text(&out.stdout));
+
+    // No answer at all: a clear error, not a hang.
+    let out = run(&["call", "test_input_required_result_elicitation"], "");
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--answers"), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn usage_names_the_new_commands() {
+    let out = run(&["--help"], "");
+    assert!(out.status.success());
+    let usage = text(&out.stdout);
+    for command in ["tools", "discover", "call NAME"] {
+        assert!(usage.contains(command), "{usage}");
+    }
+}

@@ -58,7 +58,10 @@ fn discover_prints_the_server_description() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["resultType"], "complete");
-    assert_eq!(v["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"], serde_json::json!({}));
+    assert_eq!(
+        v["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        serde_json::json!({})
+    );
 }
 
 #[test]
@@ -77,7 +80,11 @@ fn call_runs_a_tool_and_reports_tool_errors_by_exit_status() {
 
     let out = run(&["call", "greet", "[1, 2]"], "");
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("must be a JSON object"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("must be a JSON object"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -119,6 +119,33 @@ async fn greedy(asks: u32, task: Task) -> Result<String, String> {
     Ok("all answered".into())
 }
 
+/// Gives up on its question after a while.
+#[tool(task)]
+async fn impatient(wait_ms: u64, task: Task) -> String {
+    let ask = task.elicit::<Answer>("quick", "Answer fast?");
+    match tokio::time::timeout(Duration::from_millis(wait_ms), ask).await {
+        Ok(answer) => format!("answered: {:?}", answer.map(|a| a.accepted().map(|a| a.text))),
+        Err(_) => {
+            task.status("gave up waiting");
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            "no answer".into()
+        }
+    }
+}
+
+/// Asks from a task it spawned, waiting on its join handle.
+#[tool(task)]
+async fn delegating(task: Task) -> Result<String, String> {
+    let worker = task.clone();
+    let joined = tokio::spawn(async move {
+        worker.status("the worker asks");
+        worker.elicit::<Answer>("w", "From the worker?").await
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(format!("worker got {:?}", joined?.accepted().map(|a| a.text)))
+}
+
 /// Answers at once: no task is created.
 #[tool(task)]
 fn instant(task: Task) -> String {
@@ -330,6 +357,48 @@ async fn input_required_with_partial_answers_and_keys_never_reused() {
         done["result"]["content"][0]["text"],
         r#"Some("one") Some("two") Some("three")"#
     );
+}
+
+#[tokio::test]
+async fn a_dropped_ask_is_withdrawn_and_an_ask_from_a_spawned_task_is_seen() {
+    let (addr, _stop) = serve(Server::builder().build().unwrap()).await;
+
+    // The ask times out unanswered: it is withdrawn and the task works on.
+    let id = create(addr, "impatient", json!({"wait_ms": 300})).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let task = get(addr, &id).await;
+        if task["statusMessage"] == "gave up waiting" {
+            assert_eq!(task["status"], "working", "{task}");
+            assert!(task.get("inputRequests").is_none(), "{task}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "still asking: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A late answer to the withdrawn key is ignored.
+    rpc(
+        addr,
+        2,
+        "tasks/update",
+        with_ext(json!({"taskId": id, "inputResponses": {"quick": answer("late")}})),
+    )
+    .await;
+    let done = until(addr, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "no answer");
+
+    let id = create(addr, "delegating", json!({})).await;
+    let asked = until(addr, &id, "input_required").await;
+    assert_eq!(asked["statusMessage"], "the worker asks");
+    rpc(
+        addr,
+        3,
+        "tasks/update",
+        with_ext(json!({"taskId": id, "inputResponses": {"w": answer("hi")}})),
+    )
+    .await;
+    let done = until(addr, &id, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], r#"worker got Some("hi")"#);
 }
 
 #[tokio::test]

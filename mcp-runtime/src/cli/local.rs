@@ -104,7 +104,9 @@ async fn call(server: &Server, name: &str, arguments: &str, answers: Option<&str
     let arguments: Value =
         serde_json::from_str(arguments).map_err(|e| format!("the arguments are not JSON ({e}): {arguments}"))?;
     if !arguments.is_object() {
-        return Err(format!("the arguments must be a JSON object, like '{{\"name\": \"Ada\"}}': {arguments}"));
+        return Err(format!(
+            "the arguments must be a JSON object, like '{{\"name\": \"Ada\"}}': {arguments}"
+        ));
     }
     let answers: Map<String, Value> = match answers {
         None => Map::new(),
@@ -140,7 +142,10 @@ async fn call(server: &Server, name: &str, arguments: &str, answers: Option<&str
             None => drop(params.as_object_mut().map(|p| p.remove("requestState"))),
         }
     }
-    Err(format!("{name} asked for input more than {} times", crate::mrtr::MAX_ROUNDS))
+    Err(format!(
+        "{name} asked for input more than {} times",
+        crate::mrtr::MAX_ROUNDS
+    ))
 }
 
 /// Polls a task to its end, answering its asks; prints its result.
@@ -214,7 +219,9 @@ fn ask_here(key: &str, ask: &Value) -> Result<Value, String> {
         }
         match lines.next() {
             Some(Ok(text)) => Ok(text),
-            _ => Err(format!("no answer for {key:?} ({method}): pass --answers FILE or answer on stdin")),
+            _ => Err(format!(
+                "no answer for {key:?} ({method}): pass --answers FILE or answer on stdin"
+            )),
         }
     };
     if method == "elicitation/create" && params["requestedSchema"].is_object() {
@@ -230,7 +237,11 @@ fn ask_here(key: &str, ask: &Value) -> Result<Value, String> {
         for (field, spec) in schema["properties"].as_object().into_iter().flatten() {
             let kind = spec["type"].as_str().unwrap_or("string");
             let title = spec["description"].as_str().or(spec["title"].as_str()).unwrap_or(field);
-            let optional = if required.contains(&field.as_str()) { "" } else { ", empty to skip" };
+            let optional = if required.contains(&field.as_str()) {
+                ""
+            } else {
+                ", empty to skip"
+            };
             let text = line(&format!("  {title} [{field}: {kind}{optional}]: "))?;
             let text = text.trim();
             if text.is_empty() && optional.is_empty() {

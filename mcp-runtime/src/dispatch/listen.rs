@@ -93,7 +93,7 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
         // Agreed to only for tasks the caller may see.
         let mut agreed = Vec::new();
         for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
-            if super::tasks::find(server, &task_id, ctx.principal()).await.is_ok() && !agreed.contains(&task_id) {
+            if !agreed.contains(&task_id) && super::tasks::find(server, &task_id, ctx.principal()).await.is_ok() {
                 agreed.push(task_id);
             }
         }

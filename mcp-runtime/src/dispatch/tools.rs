@@ -135,7 +135,7 @@ fn task_shared(ctx: &Context, mode: TaskMode) -> Result<std::sync::Arc<crate::ta
         String::new()
     };
     let max_inputs = ctx.server().inner.tasks.config.max_inputs;
-    let shared = crate::tasks::Shared::new(id, how, caps, max_inputs);
+    let shared = crate::tasks::Shared::new(id, how, caps, max_inputs, &scope.cancel);
     // A fresh context per round: the slot is empty.
     let _ = scope.task.set(shared.clone());
     Ok(shared)

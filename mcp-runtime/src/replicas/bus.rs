@@ -48,8 +48,12 @@ fn decode(text: &str) -> Option<ServerEvent> {
 impl EventBus for RedisShared {
     fn publish(&self, event: &ServerEvent) {
         if let Some(text) = encode(event) {
-            // The writer ends only with the last handle: nobody to tell.
-            let _ = self.inner.outbox.send(text);
+            if self.inner.outbox.try_send(text).is_err() {
+                tracing::warn!(
+                    "redis: {} events wait to be published; this one is dropped",
+                    super::OUTBOX
+                );
+            }
         }
     }
 
@@ -62,7 +66,7 @@ impl EventBus for RedisShared {
 
 /// Publishes the queued events, in order. An event Redis cannot take is
 /// dropped with a warning (there is no replay).
-pub(super) async fn write(mut conn: redis::aio::ConnectionManager, mut outbox: mpsc::UnboundedReceiver<String>) {
+pub(super) async fn write(mut conn: redis::aio::ConnectionManager, mut outbox: mpsc::Receiver<String>) {
     while let Some(text) = outbox.recv().await {
         let sent: Result<i64, _> = redis::cmd("PUBLISH")
             .arg(EVENTS)

@@ -7,8 +7,8 @@
 //! [`RedisShared::apply`] to a builder. The command line of
 //! [`main!`](crate::main!) does it when `MCP_REDIS_URL` is set.
 //!
-//! - Records: `mcp:task:{id}`, JSON, expiring with the task's TTL (`PXAT`,
-//!   no sweep). Every change is a compare-and-set of the whole record in a
+//! - Records: `mcp:task:{id}` (the id as a Cluster hash tag), JSON,
+//!   expiring with the task's TTL (`PX`, no sweep); Redis 6.0 or later. Every change is a compare-and-set of the whole record in a
 //!   Lua script that also publishes `{id} {version}` on `mcp:tasks`, so the
 //!   replica running the task hears of answers and cancellation.
 //! - Leases: `mcp:task-lease:{id}`, renewed by the running replica every
@@ -37,6 +37,8 @@ pub const LEASE: Duration = Duration::from_secs(6);
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
 const EVENTS: &str = "mcp:events";
+/// Events waiting to be published, at most.
+const OUTBOX: usize = 4096;
 const TASKS: &str = "mcp:tasks";
 
 /// Why Redis could not be used.
@@ -65,8 +67,9 @@ impl std::fmt::Debug for RedisShared {
 
 struct Inner {
     conn: redis::aio::ConnectionManager,
-    /// Events to publish, in order, by the writer task.
-    outbox: mpsc::UnboundedSender<String>,
+    /// Events to publish, in order, by the writer task (bounded: while Redis
+    /// is away, events beyond [`OUTBOX`] are dropped, not queued forever).
+    outbox: mpsc::Sender<String>,
     /// Where received events go: this process's listeners (set by `start`).
     local: OnceLock<broadcast::Sender<ServerEvent>>,
     /// Local waiters for task changes: id → the last version heard of.
@@ -82,7 +85,7 @@ impl RedisShared {
             .set_connection_timeout(Duration::from_secs(2))
             .set_response_timeout(Duration::from_secs(2));
         let conn = redis::aio::ConnectionManager::new_with_config(client.clone(), config).await?;
-        let (outbox, rx) = mpsc::unbounded_channel();
+        let (outbox, rx) = mpsc::channel(OUTBOX);
         let inner = Arc::new(Inner {
             conn,
             outbox,

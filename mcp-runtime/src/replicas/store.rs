@@ -7,13 +7,15 @@ use crate::tasks::{StoreError, StoreFuture, TaskChange, TaskRecord, TaskStore};
 use std::time::Duration;
 use tokio::sync::watch;
 
-/// Writes a new record with its expiry and its first lease, and announces it.
+/// Writes a new record with its expiry (milliseconds from now, `0` for
+/// none) and its first lease, and announces it. (Needs Redis 6.0 or later,
+/// for `KEEPTTL` below.)
 const CREATE: &str = r"
 local ok
 if ARGV[2] == '0' then
   ok = redis.call('SET', KEYS[1], ARGV[1], 'NX')
 else
-  ok = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[2])
+  ok = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
 end
 if not ok then return 0 end
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
@@ -31,12 +33,14 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 ";
 
+/// The record of a task. The id in braces is the Redis Cluster hash tag:
+/// a task's record and lease live in one slot.
 fn record_key(id: &str) -> String {
-    format!("mcp:task:{id}")
+    format!("mcp:task:{{{id}}}")
 }
 
 fn lease_key(id: &str) -> String {
-    format!("mcp:task-lease:{id}")
+    format!("mcp:task-lease:{{{id}}}")
 }
 
 fn unavailable(e: redis::RedisError) -> StoreError {
@@ -154,7 +158,12 @@ impl TaskStore for RedisShared {
                 .arg(record_key(&record.id))
                 .arg(lease_key(&record.id))
                 .arg(&text)
-                .arg(record.expires_ms().unwrap_or(0))
+                // Relative to Redis's clock, not ours: a skewed clock cannot expire it at once.
+                .arg(
+                    record
+                        .expires_ms()
+                        .map_or(0, |at| at.saturating_sub(crate::tasks::time::now_ms()).max(1)),
+                )
                 .arg(lease_ms())
                 .arg(TASKS)
                 .arg(format!("{} {}", record.id, record.version))

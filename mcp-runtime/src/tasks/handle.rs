@@ -128,6 +128,9 @@ pub(crate) struct Shared {
     pub(crate) id: String,
     pub(crate) mode: Mode,
     pub(crate) cancel: Cancellation,
+    /// Wakes the runner when there is something to flush (the handler, or a
+    /// task it spawned, set a status or made an ask).
+    pub(crate) wake: tokio::sync::Notify,
     caps: Arc<ClientCapabilities>,
     max_inputs: u32,
     inner: Mutex<Inner>,
@@ -139,22 +142,50 @@ struct Inner {
     dirty: bool,
     waiting: HashMap<String, oneshot::Sender<Value>>,
     new_requests: Map<String, Value>,
+    /// Asks whose future was dropped before their answer came.
+    withdrawn: Vec<String>,
     used: HashSet<String>,
     count: u32,
+}
+
+/// An ask waiting for its answer; withdrawn if dropped first.
+struct Pending<'a> {
+    shared: &'a Shared,
+    key: &'a str,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        self.shared.withdraw(self.key);
+    }
 }
 
 /// What the runner writes to the store after a poll.
 pub(crate) struct Flush {
     pub message: Option<String>,
     pub new_requests: Map<String, Value>,
+    pub withdrawn: Vec<String>,
 }
 
 impl Shared {
-    pub(crate) fn new(id: String, mode: Mode, caps: Arc<ClientCapabilities>, max_inputs: u32) -> Arc<Self> {
+    /// `request_cancel` is the request's token: a synchronous call is
+    /// cancelled with its request; a task gets a token of its own.
+    pub(crate) fn new(
+        id: String,
+        mode: Mode,
+        caps: Arc<ClientCapabilities>,
+        max_inputs: u32,
+        request_cancel: &Cancellation,
+    ) -> Arc<Self> {
+        let cancel = match mode {
+            Mode::Task => Cancellation::new(),
+            Mode::Legacy { .. } | Mode::Detached => request_cancel.clone(),
+        };
         Arc::new(Shared {
             id,
             mode,
-            cancel: Cancellation::new(),
+            cancel,
+            wake: tokio::sync::Notify::new(),
             caps,
             max_inputs,
             inner: Mutex::new(Inner::default()),
@@ -180,7 +211,26 @@ impl Shared {
         Some(Flush {
             message: inner.message.clone(),
             new_requests: std::mem::take(&mut inner.new_requests),
+            withdrawn: std::mem::take(&mut inner.withdrawn),
         })
+    }
+
+    /// Puts back what a failed flush took, to be written again.
+    pub(crate) fn restore(&self, flush: Flush) {
+        let mut inner = self.lock();
+        for (key, request) in flush.new_requests {
+            if inner.waiting.contains_key(&key) {
+                inner.new_requests.entry(key).or_insert(request);
+            }
+        }
+        inner.withdrawn.extend(flush.withdrawn);
+        inner.dirty = true;
+    }
+
+    /// Marks something to flush and wakes the runner.
+    fn touch(&self, inner: &mut Inner) {
+        inner.dirty = true;
+        self.wake.notify_one();
     }
 
     /// Whether there is something to flush.
@@ -218,8 +268,20 @@ impl Shared {
         inner.count = inner.count.saturating_add(1);
         inner.new_requests.insert(wire.clone(), request);
         inner.waiting.insert(wire.clone(), tx);
-        inner.dirty = true;
+        self.touch(&mut inner);
         Ok((wire, rx))
+    }
+
+    /// An ask given up before its answer came (its future dropped, or the
+    /// task cancelled): no longer outstanding.
+    fn withdraw(&self, key: &str) {
+        let mut inner = self.lock();
+        if inner.waiting.remove(key).is_some() {
+            if inner.new_requests.remove(key).is_none() {
+                inner.withdrawn.push(key.to_owned());
+            }
+            self.touch(&mut inner);
+        }
     }
 }
 
@@ -239,7 +301,7 @@ impl Task {
         if self.shared.is_task() {
             let mut inner = self.shared.lock();
             inner.message = Some(message.into());
-            inner.dirty = true;
+            self.shared.touch(&mut inner);
         }
     }
 
@@ -275,7 +337,10 @@ impl Task {
     }
 
     /// Makes one typed ask and waits for its answer. Asks awaited together
-    /// (`tokio::join!`) are outstanding together.
+    /// (`tokio::join!`) are outstanding together. A key is never reused in
+    /// one task: asking `"a"` again is sent as `"a-2"`, then `"a-3"`. An ask
+    /// whose future is dropped before its answer (a timeout around it) is
+    /// withdrawn from the task's `inputRequests`.
     pub async fn ask<T>(&self, ask: Ask<T>) -> Result<T, TaskError> {
         let shared = &self.shared;
         if matches!(shared.mode, Mode::Detached) {
@@ -307,12 +372,13 @@ impl Task {
             }
             Mode::Task => {
                 let (wire, rx) = shared.register(ask.key(), request)?;
+                // Dropped before the answer (a timeout around the ask, say):
+                // the request is withdrawn from the task.
+                // (Once answered, the key is no longer waiting: withdrawing is a no-op.)
+                let _pending = Pending { shared, key: &wire };
                 tokio::select! {
                     answer = rx => answer.map_err(|_| TaskError::Cancelled)?,
-                    _ = shared.cancel.cancelled() => {
-                        shared.lock().waiting.remove(&wire);
-                        return Err(TaskError::Cancelled);
-                    }
+                    _ = shared.cancel.cancelled() => return Err(TaskError::Cancelled),
                 }
             }
         };

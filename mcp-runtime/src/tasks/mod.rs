@@ -34,7 +34,8 @@ pub enum TaskMode {
     Never,
     /// When the client declared the extension; synchronously otherwise.
     Optional,
-    /// Only as a task: a client without the extension gets -32021.
+    /// Only as a task: a client without the extension (and any 2025-11-25
+    /// session, which cannot declare it) gets -32021 naming it.
     Required,
 }
 

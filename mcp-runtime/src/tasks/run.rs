@@ -80,7 +80,10 @@ where
         .await
         .map_err(|e| McpError::internal(e.to_string()))?;
     tracing::debug!(task = %record.id, tool, "task created");
-    let deadline = Instant::now() + std::time::Duration::from_millis(ttl_ms);
+    // A time to live too long for the clock is as good as none.
+    let deadline = Instant::now()
+        .checked_add(std::time::Duration::from_millis(ttl_ms))
+        .unwrap_or_else(|| Instant::now() + std::time::Duration::from_secs(100 * 365 * 86_400));
     let runner = Runner {
         runtime: runtime.clone(),
         shared,
@@ -114,6 +117,14 @@ enum Step {
     Expired,
 }
 
+/// Why the runner stops watching before the handler ends.
+enum Stop {
+    /// `tasks/cancel`: give the handler its grace, then drop it.
+    Cancelled,
+    /// The record ended otherwise, expired, or is gone.
+    Gone,
+}
+
 impl Runner {
     async fn drive<F>(self, mut future: CatchUnwind<F>, mut seen: u64, deadline: Instant)
     where
@@ -123,6 +134,7 @@ impl Runner {
         let id = self.shared.id.clone();
         let mut changed = store.changed(&id, seen);
         let mut expiry = Box::pin(tokio::time::sleep_until(deadline));
+        let mut woken = Box::pin(self.shared.wake.notified());
         let mut heartbeat = store.heartbeat_interval().map(|every| {
             let mut interval = tokio::time::interval_at(Instant::now() + every, every);
             interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -133,6 +145,8 @@ impl Runner {
                 if let Poll::Ready(out) = Pin::new(&mut future).poll(cx) {
                     return Poll::Ready(Step::Done(Box::new(caught(out, &self.tool))));
                 }
+                // A status or an ask from the handler, or from a task it spawned.
+                let _ = woken.as_mut().poll(cx);
                 if self.shared.is_dirty() {
                     return Poll::Ready(Step::Flush);
                 }
@@ -150,19 +164,44 @@ impl Runner {
                 Poll::Pending
             })
             .await;
-            match step {
+            woken = Box::pin(self.shared.wake.notified());
+            let record = match step {
                 Step::Done(out) => {
                     self.finish(*out).await;
                     return;
                 }
-                Step::Flush => {
-                    if let Some(record) = self.flush().await {
-                        seen = record.version;
-                        changed = store.changed(&id, seen);
+                Step::Flush => self.flush().await,
+                Step::Changed => {
+                    // The runner is alive: renew the lease before a read that checks it.
+                    if store.heartbeat_interval().is_some() {
+                        let _ = store.heartbeat(&id).await;
+                    }
+                    match store.get(&id).await {
+                        Ok(Some(record)) => Some(record),
+                        // Expired or removed: nobody can see it any more.
+                        Ok(None) => return,
+                        Err(e) => {
+                            tracing::warn!(task = %id, "task store: {e}; retrying");
+                            tokio::time::sleep(RETRY).await;
+                            None
+                        }
                     }
                 }
-                Step::Changed => match store.get(&id).await {
-                    Ok(Some(record)) if record.status == TaskStatus::Cancelled => {
+                Step::Heartbeat => {
+                    if let Err(e) = store.heartbeat(&id).await {
+                        tracing::warn!(task = %id, "task store: cannot renew the lease: {e}");
+                    }
+                    None
+                }
+                Step::Expired => {
+                    tracing::debug!(task = %id, "task expired while running");
+                    return;
+                }
+            };
+            if let Some(record) = record {
+                match self.settle(record).await {
+                    Ok(version) => seen = version,
+                    Err(Stop::Cancelled) => {
                         self.shared.cancel.cancel();
                         // Cooperative: the handler may clean up for a while.
                         let grace = self.runtime.config.cancel_grace;
@@ -170,105 +209,122 @@ impl Runner {
                         tracing::debug!(task = %id, "task cancelled");
                         return;
                     }
-                    Ok(Some(record)) if record.status.is_terminal() => return,
-                    Ok(Some(record)) => {
-                        seen = self.take_answers(record).await;
-                        changed = store.changed(&id, seen);
-                    }
-                    // Expired or removed: nobody can see it any more.
-                    Ok(None) => return,
-                    Err(e) => {
-                        tracing::warn!(task = %id, "task store: {e}; retrying");
-                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-                        changed = store.changed(&id, seen);
-                    }
-                },
-                Step::Heartbeat => {
-                    if let Err(e) = store.heartbeat(&id).await {
-                        tracing::warn!(task = %id, "task store: cannot renew the lease: {e}");
-                    }
+                    Err(Stop::Gone) => return,
                 }
-                Step::Expired => {
-                    tracing::debug!(task = %id, "task expired while running");
-                    return;
+            }
+            changed = store.changed(&id, seen);
+        }
+    }
+
+    /// Looks at every record the runner reads or writes: a cancelled or
+    /// ended task stops the runner; answers its asks wait for are taken and
+    /// handed over, until none is left. Returns the version fully seen.
+    async fn settle(&self, mut record: TaskRecord) -> Result<u64, Stop> {
+        loop {
+            if record.status == TaskStatus::Cancelled {
+                return Err(Stop::Cancelled);
+            }
+            if record.status.is_terminal() {
+                return Err(Stop::Gone);
+            }
+            let keys: Vec<String> = record
+                .input_responses
+                .keys()
+                .filter(|k| self.shared.is_waiting(k))
+                .cloned()
+                .collect();
+            if keys.is_empty() {
+                return Ok(record.version);
+            }
+            let taken = std::sync::Mutex::new(JsonObject::new());
+            let after = self
+                .runtime
+                .store
+                .update(&self.shared.id, &|r| {
+                    let mut got = taken.lock().unwrap_or_else(|p| p.into_inner());
+                    got.clear();
+                    for key in &keys {
+                        if let Some(answer) = r.input_responses.remove(key) {
+                            got.insert(key.clone(), answer);
+                        }
+                    }
+                    !got.is_empty()
+                })
+                .await;
+            match after {
+                Ok(Some(after)) => {
+                    let taken = taken.into_inner().unwrap_or_else(|p| p.into_inner());
+                    for (key, answer) in taken {
+                        self.shared.deliver(&key, answer);
+                    }
+                    record = after;
+                }
+                Ok(None) => return Err(Stop::Gone),
+                Err(e) => {
+                    tracing::warn!(task = %self.shared.id, "task store: cannot take answers: {e}");
+                    tokio::time::sleep(RETRY).await;
+                    return Ok(record.version.saturating_sub(1));
                 }
             }
         }
     }
 
-    /// Writes the status message and new input requests to the store.
+    /// Writes the status message, new input requests and withdrawn ones to
+    /// the store; on a store error puts them back to be written again.
     async fn flush(&self) -> Option<TaskRecord> {
         let flush = self.shared.take_flush()?;
+        let changed = std::sync::atomic::AtomicBool::new(false);
         let record = self
             .runtime
             .store
             .update(&self.shared.id, &|r| {
+                changed.store(false, std::sync::atomic::Ordering::Relaxed);
                 if r.status.is_terminal() {
                     return false;
                 }
-                let mut changed = false;
+                let mut any = false;
                 if flush.message.is_some() && r.status_message != flush.message {
                     r.status_message = flush.message.clone();
-                    changed = true;
+                    any = true;
                 }
                 for (key, request) in &flush.new_requests {
                     r.input_requests.insert(key.clone(), request.clone());
                     r.input_count = r.input_count.saturating_add(1);
                     r.status = TaskStatus::InputRequired;
-                    changed = true;
+                    any = true;
                 }
-                changed
+                for key in &flush.withdrawn {
+                    any |= r.input_requests.remove(key).is_some();
+                    any |= r.input_responses.remove(key).is_some();
+                }
+                if r.status == TaskStatus::InputRequired && r.input_requests.is_empty() {
+                    r.status = TaskStatus::Working;
+                    any = true;
+                }
+                changed.store(any, std::sync::atomic::Ordering::Relaxed);
+                any
             })
             .await;
         match record {
             Ok(Some(record)) => {
-                (self.runtime.notify)(&record);
+                if changed.load(std::sync::atomic::Ordering::Relaxed) {
+                    (self.runtime.notify)(&record);
+                }
                 Some(record)
             }
             Ok(None) => None,
             Err(e) => {
-                tracing::warn!(task = %self.shared.id, "task store: {e}");
+                tracing::warn!(task = %self.shared.id, "task store: {e}; writing again shortly");
+                self.shared.restore(flush);
+                tokio::time::sleep(RETRY).await;
                 None
             }
         }
     }
 
-    /// Takes the delivered answers this task's asks wait for and hands them
-    /// over; returns the version seen.
-    async fn take_answers(&self, record: TaskRecord) -> u64 {
-        let keys: Vec<String> = record
-            .input_responses
-            .keys()
-            .filter(|k| self.shared.is_waiting(k))
-            .cloned()
-            .collect();
-        if keys.is_empty() {
-            return record.version;
-        }
-        let taken = self
-            .runtime
-            .store
-            .update(&self.shared.id, &|r| {
-                let mut any = false;
-                for key in &keys {
-                    any |= r.input_responses.remove(key).is_some();
-                }
-                any
-            })
-            .await;
-        for key in &keys {
-            if let Some(answer) = record.input_responses.get(key) {
-                self.shared.deliver(key, answer.clone());
-            }
-        }
-        match taken {
-            Ok(Some(after)) => after.version,
-            _ => record.version,
-        }
-    }
-
     /// Records how the handler ended: `completed` with its result (an
-    /// `isError` one too), or `failed` with the JSON-RPC error.
+    /// `isError` one too), or `failed` with the JSON-RPC error. Retries a
+    /// store that is away for a while.
     async fn finish(&self, out: ToolOutput) {
         let limit = self.runtime.config.max_result_bytes;
         let (status, result, error) = match out {
@@ -288,34 +344,52 @@ impl Runner {
         };
         let message = error.as_ref().map(|e| e.message().to_owned());
         let error = error.map(|e| error_object(&e));
-        let record = self
-            .runtime
-            .store
-            .update(&self.shared.id, &|r| {
-                if r.status.is_terminal() {
-                    return false;
+        let changed = std::sync::atomic::AtomicBool::new(false);
+        for attempt in 1..=FINISH_ATTEMPTS {
+            let record = self
+                .runtime
+                .store
+                .update(&self.shared.id, &|r| {
+                    let ends = !r.status.is_terminal();
+                    changed.store(ends, std::sync::atomic::Ordering::Relaxed);
+                    if !ends {
+                        return false;
+                    }
+                    r.status = status;
+                    r.result = result.clone();
+                    r.error = error.clone();
+                    if message.is_some() {
+                        r.status_message = message.clone();
+                    }
+                    r.input_requests.clear();
+                    r.input_responses.clear();
+                    true
+                })
+                .await;
+            match record {
+                Ok(Some(record)) => {
+                    if changed.load(std::sync::atomic::Ordering::Relaxed) {
+                        tracing::debug!(task = %record.id, status = record.status.as_str(), "task finished");
+                        (self.runtime.notify)(&record);
+                    }
+                    return;
                 }
-                r.status = status;
-                r.result = result.clone();
-                r.error = error.clone();
-                if message.is_some() {
-                    r.status_message = message.clone();
+                Ok(None) => return,
+                Err(e) if attempt < FINISH_ATTEMPTS => {
+                    tracing::warn!(task = %self.shared.id, "task store: cannot record the end yet: {e}");
+                    tokio::time::sleep(RETRY * attempt).await;
                 }
-                r.input_requests.clear();
-                r.input_responses.clear();
-                true
-            })
-            .await;
-        match record {
-            Ok(Some(record)) => {
-                tracing::debug!(task = %record.id, status = record.status.as_str(), "task finished");
-                (self.runtime.notify)(&record);
+                Err(e) => tracing::error!(task = %self.shared.id, "task store: cannot record the end: {e}"),
             }
-            Ok(None) => {}
-            Err(e) => tracing::error!(task = %self.shared.id, "task store: cannot record the end: {e}"),
         }
     }
 }
+
+/// How long the runner waits before trying an unavailable store again.
+const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// How often the runner tries to record a task's end (backing off 0.5 s, 1 s, ...).
+const FINISH_ATTEMPTS: u32 = 8;
 
 /// A tool result as the task keeps it, within the size limit.
 fn result_object(result: &CallToolResult, limit: usize) -> Result<JsonObject, McpError> {

@@ -58,7 +58,7 @@ pub struct TaskRecord {
     pub input_requests: JsonObject,
     /// Answers delivered and not yet taken by the running replica, by key.
     pub input_responses: JsonObject,
-    /// Every input key the task has used (keys are never reused).
+    /// How many input requests the task has made over its life.
     pub input_count: u32,
     /// `completed`: the result.
     pub result: Option<JsonObject>,

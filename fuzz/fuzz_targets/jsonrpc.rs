@@ -144,22 +144,27 @@ fn one_pass(method: &str, params: Option<&RawValue>) {
     }
 
     // Over HTTP, with headers that say what the body says: never a mismatch.
-    let version = head
-        .meta
-        .and_then(|_| params)
-        .and_then(|p| serde_json::from_str::<Value>(p.get()).ok())
-        .and_then(|p| {
-            p["_meta"][mcp_runtime::protocol::META_PROTOCOL_VERSION]
-                .as_str()
-                .map(str::to_owned)
-        });
+    // The body is read here with serde_json's `Value`, which refuses what the
+    // one pass rightly skips (a number like 70E814 in an unknown field): then
+    // there is nothing to mirror.
+    let parsed = match head.meta.and_then(|_| params) {
+        None => None,
+        Some(p) => match serde_json::from_str::<Value>(p.get()) {
+            Ok(v) => Some(v),
+            Err(_) => return,
+        },
+    };
+    let version = parsed.and_then(|p| {
+        p["_meta"][mcp_runtime::protocol::META_PROTOCOL_VERSION]
+            .as_str()
+            .map(str::to_owned)
+    });
     let mut map = http::HeaderMap::new();
     if let Some(v) = &version {
         let Ok(value) = http::HeaderValue::from_str(v) else {
             return;
         };
-        // A value a header cannot carry as text (a DEL, say) is not mirrored:
-        // the server reads such a header as unreadable, as HTTP says.
+        // A value a header cannot carry as visible text is not mirrored.
         if v.trim() != v || value.to_str().is_err() {
             return;
         }

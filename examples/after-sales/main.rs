@@ -12,6 +12,7 @@
 
 mod desk;
 mod export;
+mod limits;
 
 use desk::{Desk, Order, Stage, Ticket};
 use mcp_runtime::prelude::*;
@@ -142,5 +143,7 @@ fn reply(
 }
 
 mcp_runtime::main!(|server| server
+    .middleware(limits::Audit)
+    .middleware(limits::RateLimit::new(60, std::time::Duration::from_secs(60)))
     .state(Desk::with_sample_data())
     .instructions("An after-sales desk: quote refunds, open and look up return tickets."));

@@ -81,6 +81,7 @@ mod connection;
 pub mod transport;
 
 pub mod cli;
+pub mod testing;
 
 pub use cancel::Cancellation;
 pub use content::Json;
@@ -91,8 +92,8 @@ pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired
 pub use prompts::IntoPromptResult;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
-    BuildError, CacheHint, Config, Context, EventBus, FromContext, PromptEntry, ResourceEntry, Server, ServerBuilder,
-    ServerEvent, State, ToolEntry,
+    BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Middleware,
+    MiddlewareFuture, PromptEntry, ResourceEntry, Server, ServerBuilder, ServerEvent, State, ToolEntry,
 };
 pub use tasks::{
     MemoryTaskStore, StoreError, StoreFuture, Task, TaskChange, TaskConfig, TaskError, TaskMode, TaskRecord, TaskStore,

@@ -57,6 +57,8 @@ struct MetaHead<'a> {
     client_info: Option<&'a RawValue>,
     log_level: Option<&'a RawValue>,
     progress_token: Option<&'a RawValue>,
+    traceparent: Option<&'a RawValue>,
+    tracestate: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +74,11 @@ enum MetaKey {
     LogLevel,
     #[serde(rename = "progressToken")]
     ProgressToken,
+    /// W3C Trace Context (SEP-414).
+    #[serde(rename = "traceparent")]
+    Traceparent,
+    #[serde(rename = "tracestate")]
+    Tracestate,
     #[serde(other)]
     Other,
 }
@@ -80,6 +87,16 @@ impl<'a> MetaSlot<'a> {
     /// The raw `progressToken`, if `_meta` is an object that has one.
     pub fn progress_token(&self) -> Option<&'a RawValue> {
         self.head.and_then(|h| h.progress_token)
+    }
+
+    /// The caller's W3C `traceparent` (SEP-414), raw.
+    pub fn traceparent(&self) -> Option<&'a RawValue> {
+        self.head.and_then(|h| h.traceparent)
+    }
+
+    /// The caller's W3C `tracestate` (SEP-414), raw.
+    pub fn tracestate(&self) -> Option<&'a RawValue> {
+        self.head.and_then(|h| h.tracestate)
     }
 }
 
@@ -107,6 +124,8 @@ impl<'de: 'a, 'a> Visitor<'de> for SlotVisitor<'a> {
                 MetaKey::ClientInfo => &mut h.client_info,
                 MetaKey::LogLevel => &mut h.log_level,
                 MetaKey::ProgressToken => &mut h.progress_token,
+                MetaKey::Traceparent => &mut h.traceparent,
+                MetaKey::Tracestate => &mut h.tracestate,
                 MetaKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                     continue;

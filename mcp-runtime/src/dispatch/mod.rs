@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 mod completion;
 mod discover;
+mod guard;
 mod head;
 mod list;
 mod listen;
@@ -65,8 +66,46 @@ pub struct Scope {
 }
 
 /// Handles one request end to end and returns its encoded response.
+///
+/// Each request runs in a `tracing` span `mcp.request` at DEBUG level (so
+/// that it costs a callsite check when DEBUG is off) with the method, the
+/// request id, the tool/prompt/resource name, the era, the principal, the
+/// caller's W3C `traceparent`/`tracestate` from `_meta` (SEP-414), and, at
+/// the end, the outcome and the duration in microseconds.
 pub async fn handle_request(server: &Server, request: &Request, scope: Scope) -> Reply {
-    match route(server, request, scope).await {
+    let span = tracing::debug_span!(
+        "mcp.request",
+        mcp.method = %request.method,
+        mcp.id = %request.id,
+        mcp.name = tracing::field::Empty,
+        mcp.era = tracing::field::Empty,
+        mcp.principal = scope.principal.as_deref(),
+        trace.parent = tracing::field::Empty,
+        trace.state = tracing::field::Empty,
+        mcp.outcome = tracing::field::Empty,
+        mcp.duration_us = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        return reply(request, route(server, request, scope).await);
+    }
+    let started = std::time::Instant::now();
+    let outcome = tracing::Instrument::instrument(route(server, request, scope), span.clone()).await;
+    match &outcome {
+        Ok(_) => span.record("mcp.outcome", "ok"),
+        Err(e) => span.record(
+            "mcp.outcome",
+            tracing::field::display(format_args!("error {}", e.code().0)),
+        ),
+    };
+    span.record(
+        "mcp.duration_us",
+        u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+    );
+    reply(request, outcome)
+}
+
+fn reply(request: &Request, outcome: Result<Vec<u8>, McpError>) -> Reply {
+    match outcome {
         Ok(result) => Reply {
             body: jsonrpc::encode_result_raw(&request.id, &result),
             status: 200,
@@ -75,11 +114,37 @@ pub async fn handle_request(server: &Server, request: &Request, scope: Scope) ->
     }
 }
 
+/// Records what the span of a request learns once its params are read.
+fn record_span(head: &Head<'_>, era: &'static str) {
+    let span = tracing::Span::current();
+    if span.is_disabled() {
+        return;
+    }
+    span.record("mcp.era", era);
+    if let Some(name) = head
+        .name
+        .or(head.uri)
+        .or(head.task_id)
+        .and_then(crate::jsonrpc::raw_str)
+    {
+        span.record("mcp.name", tracing::field::display(&name));
+    }
+    if let Some(meta) = head.meta {
+        if let Some(parent) = meta.traceparent().and_then(crate::jsonrpc::raw_str) {
+            span.record("trace.parent", tracing::field::display(&parent));
+        }
+        if let Some(state) = meta.tracestate().and_then(crate::jsonrpc::raw_str) {
+            span.record("trace.state", tracing::field::display(&state));
+        }
+    }
+}
+
 async fn route(server: &Server, request: &Request, mut scope: Scope) -> Result<Vec<u8>, McpError> {
     let head = Head::parse(request.params.as_deref())?;
     let headers = std::mem::take(&mut scope.headers);
     if let Some(session) = scope.session.clone() {
         if !meta::meta_has_version(head.meta) {
+            record_span(&head, "2025-11-25");
             // A legacy session's request: answered by the session's own
             // bookkeeping, or served below with metadata the session implies.
             let progress_token = head.meta.and_then(|m| m.progress_token());
@@ -94,6 +159,7 @@ async fn route(server: &Server, request: &Request, mut scope: Scope) -> Result<V
             };
         }
     }
+    record_span(&head, "2026-07-28");
     let method_name: &str = &request.method;
     let method = Method::parse(method_name).filter(|m| m.is_modern_request());
     let meta = meta::validate(head.meta, &headers, || {
@@ -142,11 +208,39 @@ pub(crate) async fn serve(
         Method::Complete => Ok(finish(server, &completion::complete(&catalog, parse_params(params)?)?)),
         Method::ToolsCall => {
             let call = tools::CallParams::from_head(head)?;
+            let principal = scope.principal.clone();
             let (catalog, call, headers) = (&catalog, &call, &headers);
             let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
                 tools::call(catalog, call, headers, ctx)
             });
-            let outcome = Box::pin(rounds).await?;
+            let outcome = if server.inner.middleware.is_empty() {
+                Box::pin(rounds).await?
+            } else {
+                let view = crate::server::Call {
+                    kind: crate::server::CallKind::Tool,
+                    name: call.name(),
+                    principal: principal.as_deref(),
+                    arguments: head.arguments,
+                };
+                let classify = |reply: &tools::ToolReply| match reply {
+                    tools::ToolReply::Result(r) => crate::server::CallOutcome::Answered {
+                        is_error: r.is_error == Some(true),
+                    },
+                    tools::ToolReply::Task(t) => crate::server::CallOutcome::Task {
+                        task_id: t.task_id.clone(),
+                    },
+                };
+                match Box::pin(guard::guard(server, view, rounds, classify)).await {
+                    guard::Guarded::Ran(outcome) => outcome?,
+                    // A refused tool call is a tool error the model can read.
+                    guard::Guarded::Refused(e) => {
+                        return Ok(finish_with_meta(
+                            server,
+                            crate::tools::error_result(e.message().to_owned()),
+                        ))
+                    }
+                }
+            };
             Ok(finish_outcome(server, outcome, |reply| match reply {
                 tools::ToolReply::Result(result) => finish_with_meta(server, result),
                 tools::ToolReply::Task(task) => tasks::created(server, &task),
@@ -155,19 +249,33 @@ pub(crate) async fn serve(
         Method::ResourcesRead => {
             let read = resources::ReadParams::from_head(head)?;
             let (catalog, read) = (&catalog, &read);
+            let principal = scope.principal.clone();
             let rounds = rounds::rounds(server, request, head, meta, scope, &read.uri, |ctx| {
                 resources::read(catalog, read, ctx)
             });
-            let outcome = Box::pin(rounds).await?;
+            let view = crate::server::Call {
+                kind: crate::server::CallKind::Resource,
+                name: &read.uri,
+                principal: principal.as_deref(),
+                arguments: None,
+            };
+            let outcome = guarded(server, view, rounds).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
         Method::PromptsGet => {
             let get = prompts::GetParams::from_head(head)?;
             let (catalog, get) = (&catalog, &get);
+            let principal = scope.principal.clone();
             let rounds = rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {
                 prompts::get(catalog, get, ctx)
             });
-            let outcome = Box::pin(rounds).await?;
+            let view = crate::server::Call {
+                kind: crate::server::CallKind::Prompt,
+                name: &get.name,
+                principal: principal.as_deref(),
+                arguments: head.arguments,
+            };
+            let outcome = guarded(server, view, rounds).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
@@ -182,6 +290,22 @@ pub(crate) async fn serve(
             Box::pin(listen::listen(server, listen, ctx)).await
         }
         _ => Err(McpError::method_not_found(method_name)),
+    }
+}
+
+/// A read or a get inside the server's middleware (a refusal is its error).
+async fn guarded<T>(
+    server: &Server,
+    view: crate::server::Call<'_>,
+    rounds: impl std::future::Future<Output = Result<Outcome<T>, McpError>>,
+) -> Result<Outcome<T>, McpError> {
+    if server.inner.middleware.is_empty() {
+        return Box::pin(rounds).await;
+    }
+    let answered = |_: &T| crate::server::CallOutcome::Answered { is_error: false };
+    match Box::pin(guard::guard(server, view, rounds, answered)).await {
+        guard::Guarded::Ran(outcome) => outcome,
+        guard::Guarded::Refused(e) => Err(e),
     }
 }
 

@@ -23,6 +23,7 @@ pub struct ServerBuilder {
     task_config: crate::tasks::TaskConfig,
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     bus: Option<Arc<dyn super::EventBus>>,
+    middleware: Vec<Arc<dyn super::Middleware>>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
 }
@@ -168,6 +169,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds a hook around every tool call, resource read and prompt get.
+    /// Hooks run in the order added (`before`), and in reverse (`after`).
+    pub fn middleware(mut self, middleware: impl super::Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
     /// Registers shared state for the [`State<T>`](crate::State) extractor.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
@@ -273,6 +281,7 @@ impl ServerBuilder {
                 state: self.state,
                 events,
                 bus: self.bus,
+                middleware: self.middleware,
                 stopping: Cancellation::new(),
                 sealer,
                 ephemeral_key,

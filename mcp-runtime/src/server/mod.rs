@@ -9,6 +9,7 @@ mod catalog;
 mod context;
 pub(crate) mod entry;
 mod events;
+mod middleware;
 pub(crate) mod registry;
 mod state;
 
@@ -19,6 +20,7 @@ pub use context::{Context, FromContext};
 pub use entry::{PromptEntry, ResourceEntry, ToolEntry};
 pub(crate) use events::{encode_event, TagMeta};
 pub use events::{EventBus, ServerEvent};
+pub use middleware::{Call, CallKind, CallOutcome, Middleware, MiddlewareFuture};
 pub use state::State;
 pub(crate) use state::StateMap;
 
@@ -127,6 +129,8 @@ pub(crate) struct ServerInner {
     pub events: tokio::sync::broadcast::Sender<ServerEvent>,
     /// Carries events between replicas, if configured.
     pub bus: Option<Arc<dyn EventBus>>,
+    /// Hooks around handler calls, in order.
+    pub middleware: Vec<Arc<dyn Middleware>>,
     /// Cancelled when the server stops: long-lived streams end.
     pub stopping: Cancellation,
     pub sealer: crate::mrtr::seal::Sealer,

@@ -1,0 +1,384 @@
+//! Testing a server in process: [`TestClient`] sends 2026-07-28 requests
+//! straight to the dispatcher (no transport, no port), answers the server's
+//! asks with closures the test gives, and captures the notifications the
+//! requests send.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::testing::TestClient;
+//!
+//! /// A name.
+//! #[mcp_runtime::form]
+//! struct Name {
+//!     /// Your name.
+//!     name: String,
+//! }
+//!
+//! /// Greets whoever answers.
+//! #[tool]
+//! fn hello(input: Input) -> Flow<String> {
+//!     let name = input.elicit::<Name>("who", "Who are you?")?.accepted().map(|n| n.name);
+//!     Ok(format!("Hello, {}!", name.unwrap_or_default()))
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder().build().unwrap();
+//! let client = TestClient::new(&server)
+//!     .on_elicit(|_params| serde_json::json!({"action": "accept", "content": {"name": "Ada"}}));
+//! let result = client.call_tool("hello", serde_json::json!({})).await.unwrap();
+//! assert_eq!(result.text(), "Hello, Ada!");
+//! assert_eq!(client.rounds(), 1);
+//! # }
+//! ```
+
+use crate::dispatch::{handle_request, Scope};
+use crate::error::{ErrorCode, McpError};
+use crate::jsonrpc::{self, Message};
+use crate::protocol::{
+    CallToolResult, ContentBlock, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource,
+    ResourceTemplate, Tool, TASKS_EXTENSION,
+};
+use crate::server::Server;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+type Answerer = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
+/// A client of a [`Server`] in the same process. Each answer closure
+/// receives the ask's `params` and returns the client's result (for an
+/// elicitation, `{"action": "accept", "content": {...}}`); declaring one
+/// declares the matching client capability.
+#[derive(Clone)]
+pub struct TestClient {
+    server: Server,
+    next_id: Arc<AtomicI64>,
+    rounds: Arc<AtomicU32>,
+    notifications: Arc<Mutex<Vec<Value>>>,
+    elicit: Option<Answerer>,
+    sample: Option<Answerer>,
+    roots: Option<Answerer>,
+    tasks: bool,
+    progress: bool,
+    log_level: Option<LoggingLevel>,
+    principal: Option<String>,
+}
+
+impl std::fmt::Debug for TestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestClient")
+            .field("server", &self.server)
+            .field("rounds", &self.rounds())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The text of a tool result's text blocks, joined by newlines.
+impl CallToolResult {
+    /// Every text block's text, joined by newlines.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl TestClient {
+    /// A client of `server` declaring no capability.
+    pub fn new(server: &Server) -> Self {
+        TestClient {
+            server: server.clone(),
+            next_id: Arc::new(AtomicI64::new(1)),
+            rounds: Arc::new(AtomicU32::new(0)),
+            notifications: Arc::default(),
+            elicit: None,
+            sample: None,
+            roots: None,
+            tasks: false,
+            progress: false,
+            log_level: None,
+            principal: None,
+        }
+    }
+
+    /// Answers elicitations with `answer` (and declares `elicitation`).
+    pub fn on_elicit(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.elicit = Some(Arc::new(answer));
+        self
+    }
+
+    /// Answers sampling requests with `answer` (and declares `sampling`).
+    pub fn on_sample(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.sample = Some(Arc::new(answer));
+        self
+    }
+
+    /// Answers `roots/list` with `answer` (and declares `roots`).
+    pub fn on_roots(mut self, answer: impl Fn(&Value) -> Value + Send + Sync + 'static) -> Self {
+        self.roots = Some(Arc::new(answer));
+        self
+    }
+
+    /// Declares the tasks extension: a task tool's call becomes a task, which
+    /// [`call_tool`](Self::call_tool) follows to its end.
+    pub fn with_tasks(mut self) -> Self {
+        self.tasks = true;
+        self
+    }
+
+    /// Asks for progress notifications (a `progressToken` on every request).
+    pub fn with_progress(mut self) -> Self {
+        self.progress = true;
+        self
+    }
+
+    /// Asks for log notifications at `level` and above.
+    pub fn with_log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// Sends requests as this authenticated principal.
+    pub fn as_principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    /// How many `input_required` rounds (and task asks) were answered so far.
+    pub fn rounds(&self) -> u32 {
+        self.rounds.load(Ordering::Relaxed)
+    }
+
+    /// The notifications the requests sent so far (progress, logs), oldest first.
+    pub fn notifications(&self) -> Vec<Value> {
+        self.notifications.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.elicit.is_some() {
+            caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        }
+        if self.sample.is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if self.roots.is_some() {
+            caps.insert("roots".into(), json!({}));
+        }
+        if self.tasks {
+            caps.insert("extensions".into(), json!({ TASKS_EXTENSION: {} }));
+        }
+        Value::Object(caps)
+    }
+
+    /// Sends one request and returns its result as JSON (no MRTR loop).
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => return Err(McpError::invalid_params(format!("params must be an object: {other}"))),
+        };
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": crate::protocol::LATEST_PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities(),
+            "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        if self.progress {
+            meta["progressToken"] = json!(id);
+        }
+        if let Some(level) = self.log_level {
+            meta["io.modelcontextprotocol/logLevel"] = serde_json::to_value(level).unwrap_or_default();
+        }
+        params.insert("_meta".into(), meta);
+        let bytes = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let Ok(Message::Request(request)) = jsonrpc::parse(bytes.as_bytes()) else {
+            return Err(McpError::invalid_request(format!("cannot send {method}")));
+        };
+        let (outbound, mut notes) = crate::outbound::stream();
+        let scope = Scope {
+            outbound: Some(outbound),
+            principal: self.principal.clone(),
+            ..Scope::default()
+        };
+        let reply = handle_request(&self.server, &request, scope).await;
+        {
+            let mut captured = self.notifications.lock().unwrap_or_else(|p| p.into_inner());
+            for note in notes.drain() {
+                if let Ok(v) = serde_json::from_slice(&note) {
+                    captured.push(v);
+                }
+            }
+        }
+        let mut response: Value = serde_json::from_slice(&reply.body).map_err(|e| McpError::internal(e.to_string()))?;
+        if let Some(error) = response.get("error") {
+            let code = error["code"]
+                .as_i64()
+                .and_then(|c| i32::try_from(c).ok())
+                .unwrap_or(-32603);
+            let message = error["message"].as_str().unwrap_or_default().to_owned();
+            let mut e = McpError::new(ErrorCode(code), message);
+            if let Some(data) = error.get("data") {
+                e = e.with_data(data.clone());
+            }
+            return Err(e);
+        }
+        Ok(response["result"].take())
+    }
+
+    /// Answers every ask of an `inputRequests` map with the test's closures.
+    fn answer(&self, asks: &Value) -> Result<Map<String, Value>, McpError> {
+        let mut answers = Map::new();
+        for (key, ask) in asks.as_object().into_iter().flatten() {
+            let method = ask["method"].as_str().unwrap_or_default();
+            let answerer = match method {
+                "elicitation/create" => &self.elicit,
+                "sampling/createMessage" => &self.sample,
+                "roots/list" => &self.roots,
+                _ => &None,
+            };
+            let answerer = answerer.as_ref().ok_or_else(|| {
+                McpError::internal(format!(
+                    "the server asked {method} ({key}) and the test client has no answer for it"
+                ))
+            })?;
+            answers.insert(key.clone(), answerer(&ask["params"]));
+        }
+        self.rounds.fetch_add(1, Ordering::Relaxed);
+        Ok(answers)
+    }
+
+    /// A request whose result may be `input_required`: answered and retried
+    /// until complete (at most [`MAX_ROUNDS`](crate::mrtr::MAX_ROUNDS) rounds).
+    async fn with_rounds(&self, method: &str, mut params: Value) -> Result<Value, McpError> {
+        for _ in 0..=crate::mrtr::MAX_ROUNDS {
+            let result = self.request(method, params.clone()).await?;
+            if result["resultType"] != "input_required" {
+                return Ok(result);
+            }
+            params["inputResponses"] = Value::Object(self.answer(&result["inputRequests"])?);
+            match result.get("requestState") {
+                Some(state) => params["requestState"] = state.clone(),
+                None => drop(params.as_object_mut().map(|p| p.remove("requestState"))),
+            }
+        }
+        Err(McpError::internal(format!(
+            "{method}: more input rounds than the server allows"
+        )))
+    }
+
+    /// Calls a tool: answers its asks, follows its task (with
+    /// [`with_tasks`](Self::with_tasks)) to the end, and returns its result.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
+        let result = self
+            .with_rounds("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        let result = if result["resultType"] == "task" {
+            self.follow(result["taskId"].as_str().unwrap_or_default()).await?
+        } else {
+            result
+        };
+        parse(result)
+    }
+
+    /// Polls a task until it ends, answering its asks.
+    async fn follow(&self, task_id: &str) -> Result<Value, McpError> {
+        loop {
+            let mut task = self.request("tasks/get", json!({"taskId": task_id})).await?;
+            match task["status"].as_str().unwrap_or_default() {
+                "completed" => return Ok(task["result"].take()),
+                "failed" => {
+                    let error = &task["error"];
+                    let code = error["code"]
+                        .as_i64()
+                        .and_then(|c| i32::try_from(c).ok())
+                        .unwrap_or(-32603);
+                    return Err(McpError::new(
+                        ErrorCode(code),
+                        error["message"].as_str().unwrap_or_default().to_owned(),
+                    ));
+                }
+                "cancelled" => return Err(McpError::internal(format!("task {task_id} was cancelled"))),
+                "input_required" => {
+                    let answers = self.answer(&task["inputRequests"])?;
+                    let params = json!({"taskId": task_id, "inputResponses": answers});
+                    self.request("tasks/update", params).await?;
+                }
+                _ => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+            }
+        }
+    }
+
+    /// Reads a resource, answering its asks.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        parse(self.with_rounds("resources/read", json!({"uri": uri})).await?)
+    }
+
+    /// Gets a prompt with its arguments, answering its asks.
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, McpError> {
+        parse(
+            self.with_rounds("prompts/get", json!({"name": name, "arguments": arguments}))
+                .await?,
+        )
+    }
+
+    /// Completion values for an argument: `reference` is `{"type": "ref/prompt", "name": ..}`
+    /// or `{"type": "ref/resource", "uri": ..}`.
+    pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Vec<String>, McpError> {
+        let result = self
+            .request(
+                "completion/complete",
+                json!({"ref": reference, "argument": {"name": argument, "value": value}}),
+            )
+            .await?;
+        parse(result["completion"]["values"].clone())
+    }
+
+    async fn list<T: DeserializeOwned>(&self, method: &str, field: &str) -> Result<Vec<T>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<Value> = None;
+        loop {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let mut page = self.request(method, params).await?;
+            items.extend(parse::<Vec<T>>(page[field].take())?);
+            match page.get("nextCursor") {
+                Some(next) if !next.is_null() => cursor = Some(next.clone()),
+                _ => return Ok(items),
+            }
+        }
+    }
+
+    /// Every tool, all pages.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
+        self.list("tools/list", "tools").await
+    }
+
+    /// Every static resource, all pages.
+    pub async fn list_resources(&self) -> Result<Vec<Resource>, McpError> {
+        self.list("resources/list", "resources").await
+    }
+
+    /// Every resource template, all pages.
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
+        self.list("resources/templates/list", "resourceTemplates").await
+    }
+
+    /// Every prompt, all pages.
+    pub async fn list_prompts(&self) -> Result<Vec<Prompt>, McpError> {
+        self.list("prompts/list", "prompts").await
+    }
+}
+
+fn parse<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
+    serde_json::from_value(value).map_err(|e| McpError::internal(format!("the server's answer does not read: {e}")))
+}

@@ -1,0 +1,143 @@
+//! The in-process test client (`mcp_runtime::testing::TestClient`): typed
+//! calls, an MRTR flow answered by closures (rounds counted), a task
+//! followed to its end, captured notifications, paginated lists, prompts,
+//! and resources.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestClient;
+use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// A name.
+#[mcp_runtime::form]
+struct Who {
+    /// Your name.
+    name: String,
+}
+
+/// Asks for a name, then for the client's roots; greets.
+#[tool]
+fn introduce(input: Input) -> Flow<String> {
+    let who = input.elicit::<Who>("who", "Who are you?")?.accepted().map(|w| w.name);
+    let roots = input.roots("roots")?;
+    Ok(format!("{} with {} root(s)", who.unwrap_or_default(), roots.len()))
+}
+
+/// Counts to three with progress.
+#[tool]
+async fn count(ctx: Context) -> String {
+    for i in 1..=3 {
+        ctx.progress(f64::from(i), Some(3.0), None);
+    }
+    ctx.log(LoggingLevel::Info, None, &"counted");
+    "3".into()
+}
+
+/// Asks inside a task.
+#[tool(task)]
+async fn confirm_in_task(task: Task) -> Result<String, String> {
+    tokio::task::yield_now().await;
+    let ok = task
+        .elicit::<Who>("who", "Who confirms?")
+        .await?
+        .accepted()
+        .map(|w| w.name);
+    Ok(format!("confirmed by {}", ok.unwrap_or_default()))
+}
+
+/// A greeting prompt.
+#[prompt]
+fn salute(name: String) -> String {
+    format!("Salute {name}.")
+}
+
+/// A static note.
+#[resource(uri = "notes://today", mime_type = "text/plain")]
+fn today() -> &'static str {
+    "nothing planned"
+}
+
+#[tokio::test]
+async fn an_mrtr_flow_answered_by_closures_counts_its_rounds() {
+    let server = Server::builder().build().unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let seen = asked.clone();
+    let client = TestClient::new(&server)
+        .on_elicit(move |params| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            assert_eq!(params["message"], "Who are you?");
+            json!({"action": "accept", "content": {"name": "Ada"}})
+        })
+        .on_roots(|_| json!({"roots": [{"uri": "file:///work", "name": "work"}]}));
+    let result = client.call_tool("introduce", json!({})).await.unwrap();
+    assert_eq!(result.text(), "Ada with 1 root(s)");
+    assert_eq!(client.rounds(), 2, "one round per ask, asked in turn");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+
+    // Without an answer for an ask the client cannot make, the server says which capability is missing.
+    let bare = TestClient::new(&server);
+    let e = bare.call_tool("introduce", json!({})).await.unwrap_err();
+    assert_eq!(e.code().0, -32021);
+}
+
+#[tokio::test]
+async fn notifications_are_captured_and_tasks_followed() {
+    let server = Server::builder().build().unwrap();
+    let client = TestClient::new(&server)
+        .with_progress()
+        .with_log_level(LoggingLevel::Debug);
+    assert_eq!(client.call_tool("count", json!({})).await.unwrap().text(), "3");
+    let methods: Vec<String> = client
+        .notifications()
+        .iter()
+        .map(|n| n["method"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/progress",
+            "notifications/message"
+        ]
+    );
+
+    let tasks = TestClient::new(&server)
+        .with_tasks()
+        .on_elicit(|_| json!({"action": "accept", "content": {"name": "Lin"}}));
+    let result = tasks.call_tool("confirm_in_task", json!({})).await.unwrap();
+    assert_eq!(result.text(), "confirmed by Lin");
+    assert_eq!(tasks.rounds(), 1);
+}
+
+#[tokio::test]
+async fn lists_prompts_and_resources() {
+    let mut builder = Server::builder().page_size(2);
+    for i in 0..5 {
+        let tool = mcp_runtime::protocol::Tool {
+            name: format!("extra_{i}"),
+            input_schema: json!({"type": "object"}),
+            ..Default::default()
+        };
+        builder = builder.tool_entry(mcp_runtime::ToolEntry::dynamic(tool, |_, _| async { "ok" }));
+    }
+    let server = builder.build().unwrap();
+    let client = TestClient::new(&server);
+    let tools = client.list_tools().await.unwrap();
+    assert!(tools.len() > 5, "every page: {}", tools.len());
+    assert!(tools.iter().any(|t| t.name == "extra_4"));
+    assert!(client.list_prompts().await.unwrap().iter().any(|p| p.name == "salute"));
+    assert!(client
+        .list_resources()
+        .await
+        .unwrap()
+        .iter()
+        .any(|r| r.uri == "notes://today"));
+    let prompt = client.get_prompt("salute", json!({"name": "Kim"})).await.unwrap();
+    assert_eq!(prompt.messages.len(), 1);
+    let read = client.read_resource("notes://today").await.unwrap();
+    assert_eq!(read.contents.len(), 1);
+    let e = client.call_tool("no_such_tool", json!({})).await.unwrap_err();
+    assert_eq!(e.code().0, -32602);
+}

@@ -1,0 +1,105 @@
+//! Every request runs in a `tracing` span `mcp.request` with its method,
+//! id, name, era and the caller's W3C trace context from `_meta`; its
+//! outcome and duration are recorded at the end. Checked with a layer that
+//! records span fields, the way an OpenTelemetry layer would see them.
+
+use mcp_runtime::__private::engine::{handle_request, parse, Message, Scope};
+use mcp_runtime::prelude::*;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
+use tracing_subscriber::Layer;
+
+/// Says hello.
+#[tool]
+fn traced_hello(name: String) -> String {
+    format!("hello {name}")
+}
+
+type Spans = Arc<Mutex<Vec<(String, BTreeMap<String, String>)>>>;
+
+struct Recorder(Spans);
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.0.insert(field.name().to_owned(), value.to_string());
+    }
+}
+
+impl<S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>> Layer<S> for Recorder {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _: LayerContext<'_, S>) {
+        let mut fields = BTreeMap::new();
+        fields.insert("#id".into(), id.into_u64().to_string());
+        attrs.record(&mut Fields(&mut fields));
+        self.0
+            .lock()
+            .unwrap()
+            .push((attrs.metadata().name().to_owned(), fields));
+    }
+    fn on_record(&self, id: &Id, values: &Record<'_>, _: LayerContext<'_, S>) {
+        let mut spans = self.0.lock().unwrap();
+        if let Some((_, fields)) = spans.iter_mut().find(|(_, f)| f["#id"] == id.into_u64().to_string()) {
+            values.record(&mut Fields(fields));
+        }
+    }
+}
+
+async fn call(server: &Server, params: serde_json::Value) -> serde_json::Value {
+    let line = json!({"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": params}).to_string();
+    let Ok(Message::Request(request)) = parse(line.as_bytes()) else {
+        panic!("not a request")
+    };
+    let reply = handle_request(server, &request, Scope::default()).await;
+    serde_json::from_slice(&reply.body).unwrap()
+}
+
+#[test]
+fn a_request_span_carries_the_callers_trace_context_and_its_outcome() {
+    let spans: Spans = Arc::default();
+    let subscriber = tracing_subscriber::registry().with(Recorder(spans.clone()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = Server::builder().build().unwrap();
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(async {
+            let ok = call(
+                &server,
+                json!({"name": "traced_hello", "arguments": {"name": "Ada"}, "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "traceparent": parent, "tracestate": "vendor=1"}}),
+            )
+            .await;
+            assert_eq!(ok["result"]["content"][0]["text"], "hello Ada");
+            let bad = call(&server, json!({"name": "traced_hello", "arguments": {}})).await;
+            assert_eq!(bad["error"]["code"], -32602);
+        })
+    });
+    let spans = spans.lock().unwrap();
+    let requests: Vec<_> = spans.iter().filter(|(name, _)| name == "mcp.request").collect();
+    assert_eq!(requests.len(), 2, "{spans:?}");
+    let first = &requests[0].1;
+    assert_eq!(first["mcp.method"], "tools/call");
+    assert_eq!(first["mcp.id"], "42");
+    assert_eq!(first["mcp.name"], "traced_hello");
+    assert_eq!(first["mcp.era"], "2026-07-28");
+    assert_eq!(first["trace.parent"], parent);
+    assert_eq!(first["trace.state"], "vendor=1");
+    assert_eq!(first["mcp.outcome"], "ok");
+    assert!(first["mcp.duration_us"].parse::<u64>().is_ok(), "{first:?}");
+    assert_eq!(requests[1].1["mcp.outcome"], "error -32602", "{:?}", requests[1].1);
+}

@@ -86,10 +86,10 @@ pub async fn handle_request(server: &Server, request: &Request, scope: Scope) ->
         mcp.duration_us = tracing::field::Empty,
     );
     if span.is_disabled() {
-        return reply(request, route(server, request, scope).await);
+        return reply(request, route(server, request, scope, None).await);
     }
     let started = std::time::Instant::now();
-    let outcome = tracing::Instrument::instrument(route(server, request, scope), span.clone()).await;
+    let outcome = tracing::Instrument::instrument(route(server, request, scope, Some(&span)), span.clone()).await;
     match &outcome {
         Ok(_) => span.record("mcp.outcome", "ok"),
         Err(e) => span.record(
@@ -115,11 +115,8 @@ fn reply(request: &Request, outcome: Result<Vec<u8>, McpError>) -> Reply {
 }
 
 /// Records what the span of a request learns once its params are read.
-fn record_span(head: &Head<'_>, era: &'static str) {
-    let span = tracing::Span::current();
-    if span.is_disabled() {
-        return;
-    }
+fn record_span(span: Option<&tracing::Span>, head: &Head<'_>, era: &'static str) {
+    let Some(span) = span else { return };
     span.record("mcp.era", era);
     if let Some(name) = head
         .name
@@ -139,12 +136,17 @@ fn record_span(head: &Head<'_>, era: &'static str) {
     }
 }
 
-async fn route(server: &Server, request: &Request, mut scope: Scope) -> Result<Vec<u8>, McpError> {
+async fn route(
+    server: &Server,
+    request: &Request,
+    mut scope: Scope,
+    span: Option<&tracing::Span>,
+) -> Result<Vec<u8>, McpError> {
     let head = Head::parse(request.params.as_deref())?;
     let headers = std::mem::take(&mut scope.headers);
     if let Some(session) = scope.session.clone() {
         if !meta::meta_has_version(head.meta) {
-            record_span(&head, "2025-11-25");
+            record_span(span, &head, "2025-11-25");
             // A legacy session's request: answered by the session's own
             // bookkeeping, or served below with metadata the session implies.
             let progress_token = head.meta.and_then(|m| m.progress_token());
@@ -159,7 +161,7 @@ async fn route(server: &Server, request: &Request, mut scope: Scope) -> Result<V
             };
         }
     }
-    record_span(&head, "2026-07-28");
+    record_span(span, &head, "2026-07-28");
     let method_name: &str = &request.method;
     let method = Method::parse(method_name).filter(|m| m.is_modern_request());
     let meta = meta::validate(head.meta, &headers, || {

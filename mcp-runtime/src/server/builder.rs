@@ -24,6 +24,7 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     bus: Option<Arc<dyn super::EventBus>>,
     middleware: Vec<Arc<dyn super::Middleware>>,
+    mounts: Vec<(String, Server)>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
 }
@@ -176,6 +177,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves `other`'s tools and prompts under `prefix` (`prefix_name`) and
+    /// its resources and templates under their own URIs, each handler with
+    /// `other`'s state; `other`'s instructions are appended to these. A name
+    /// or URI that clashes is a [`BuildError`] naming both definitions.
+    /// Build `other` from [`empty`](Self::empty) (or [`only`](Self::only)) so
+    /// that it holds just its own part of the link-time registry.
+    pub fn mount(mut self, prefix: impl Into<String>, other: &Server) -> Self {
+        self.mounts.push((prefix.into(), other.clone()));
+        self
+    }
+
     /// Registers shared state for the [`State<T>`](crate::State) extractor.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
@@ -240,11 +252,22 @@ impl ServerBuilder {
                 parts.prompts.push(p);
             }
         }
+        let mut config = self.config;
+        for (prefix, other) in &self.mounts {
+            mount_into(&mut parts, prefix, other)?;
+            if let Some(theirs) = &other.inner.config.instructions {
+                let text = match config.instructions.take() {
+                    Some(mine) => format!("{mine}\n\n{prefix}: {theirs}"),
+                    None => format!("{prefix}: {theirs}"),
+                };
+                config.instructions = Some(text);
+            }
+        }
         let catalog = Catalog::build(parts)?;
         let meta_fragment = format!(
             "\"_meta\":{{\"{}\":{}}}",
             crate::protocol::META_SERVER_INFO,
-            serde_json::to_string(&self.config.info).unwrap_or_else(|_| "{}".into())
+            serde_json::to_string(&config.info).unwrap_or_else(|_| "{}".into())
         );
         let (events, _) = tokio::sync::broadcast::channel(256);
         let keys = match self.state_keys {
@@ -275,7 +298,7 @@ impl ServerBuilder {
             crate::mrtr::seal::Sealer::new(&keys, self.state_ttl.unwrap_or(std::time::Duration::from_secs(300)));
         Ok(Server {
             inner: Arc::new(ServerInner {
-                config: self.config,
+                config,
                 meta_fragment,
                 catalog: RwLock::new(Arc::new(catalog)),
                 state: self.state,
@@ -289,4 +312,40 @@ impl ServerBuilder {
             }),
         })
     }
+}
+
+/// Adds a mounted server's entries: tools and prompts renamed `prefix_name`,
+/// resources as they are, every handler run with the mounted server's state.
+fn mount_into(parts: &mut Parts, prefix: &str, other: &Server) -> Result<(), BuildError> {
+    let valid = !prefix.is_empty()
+        && prefix.len() <= 64
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !valid {
+        return Err(BuildError::InvalidMountPrefix(prefix.to_owned()));
+    }
+    let catalog = other.catalog();
+    let state = &other.inner.state;
+    for tool in &catalog.tools {
+        let mut entry = tool.clone();
+        entry.tool.name = format!("{prefix}_{}", entry.tool.name);
+        let (inner, state) = (entry.handler.clone(), state.clone());
+        entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
+        parts.tools.push(entry);
+    }
+    for prompt in &catalog.prompts {
+        let mut entry = prompt.clone();
+        entry.prompt.name = format!("{prefix}_{}", entry.prompt.name);
+        let (inner, state) = (entry.handler.clone(), state.clone());
+        entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
+        parts.prompts.push(entry);
+    }
+    for resource in catalog.resources.iter().chain(&catalog.templates) {
+        let mut entry = resource.clone();
+        let (inner, state) = (entry.handler.clone(), state.clone());
+        entry.handler = Arc::new(move |uri, vars, ctx| inner(uri, vars, ctx.with_state(&state)));
+        parts.resources.push(entry);
+    }
+    Ok(())
 }

@@ -150,6 +150,30 @@ impl Context {
         let _ = out.send(jsonrpc::encode_notification("notifications/message", &params));
     }
 
+    /// The same request with another server's state: what a handler of a
+    /// server mounted with [`ServerBuilder::mount`](crate::ServerBuilder::mount)
+    /// sees (its own `State<T>`), while announcements and everything else stay
+    /// the serving server's.
+    pub(crate) fn with_state(&self, state: &super::StateMap) -> Context {
+        let s = &self.scope;
+        let task = std::sync::OnceLock::new();
+        if let Some(shared) = s.task.get() {
+            let _ = task.set(shared.clone());
+        }
+        Context::new(RequestScope {
+            id: s.id.clone(),
+            meta: s.meta.clone(),
+            cancel: s.cancel.clone(),
+            outbound: s.outbound.clone(),
+            state: state.clone(),
+            server: s.server.clone(),
+            mrtr: s.mrtr.clone(),
+            principal: s.principal.clone(),
+            session: s.session.clone(),
+            task,
+        })
+    }
+
     /// Whether the handler runs as a task: progress and log notifications
     /// are not sent for tasks (the spec has no channel for them).
     fn in_task(&self) -> bool {

@@ -63,6 +63,9 @@ pub enum BuildError {
     /// An `x-mcp-header` annotation is not allowed where it is.
     #[error("tool `{0}`: {1}")]
     InvalidHeaderParam(String, String),
+    /// A mount prefix is not usable in tool names.
+    #[error("mount prefix `{0}`: use 1 to 64 characters of A-Za-z0-9_.-")]
+    InvalidMountPrefix(String),
     /// `MCP_REQUEST_STATE_KEYS` is malformed.
     #[error("{0}")]
     InvalidKeys(String),

@@ -1,0 +1,109 @@
+//! Composition: `ServerBuilder::mount(prefix, &other)` serves another
+//! server's tools and prompts as `prefix_name` and its resources under their
+//! URIs, each with the mounted server's own state; instructions are merged;
+//! a clash is a start-up error naming both definitions.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::{BuildError, State};
+use serde_json::json;
+
+/// The CRM's data.
+struct Crm {
+    customers: Vec<&'static str>,
+}
+
+/// The billing side's data.
+struct Billing {
+    currency: &'static str,
+}
+
+/// Looks a customer up.
+#[tool]
+fn lookup(index: usize, crm: State<Crm>) -> Result<String, String> {
+    crm.customers
+        .get(index)
+        .map(|c| (*c).to_owned())
+        .ok_or_else(|| "no such customer".into())
+}
+
+/// Says the currency.
+#[tool]
+fn currency(billing: State<Billing>) -> String {
+    billing.currency.to_owned()
+}
+
+/// Drafts a letter.
+#[prompt]
+fn letter(name: String) -> String {
+    format!("Dear {name},")
+}
+
+/// The CRM's about page.
+#[resource(uri = "crm://about", mime_type = "text/plain")]
+fn about(crm: State<Crm>) -> String {
+    format!("{} customers", crm.customers.len())
+}
+
+fn crm() -> Server {
+    Server::builder()
+        .empty()
+        .tool::<lookup>()
+        .prompt::<letter>()
+        .resource::<about>()
+        .state(Crm {
+            customers: vec!["Ada", "Grace"],
+        })
+        .instructions("Customer records.")
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_mounted_server_keeps_its_state_under_a_prefix() {
+    let server = Server::builder()
+        .empty()
+        .tool::<currency>()
+        .state(Billing { currency: "EUR" })
+        .instructions("Billing.")
+        .mount("crm", &crm())
+        .build()
+        .unwrap();
+    let client = TestClient::new(&server);
+    let names: Vec<String> = client.list_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["crm_lookup", "currency"]);
+    assert_eq!(
+        client
+            .call_tool("crm_lookup", json!({"index": 1}))
+            .await
+            .unwrap()
+            .text(),
+        "Grace"
+    );
+    assert_eq!(client.call_tool("currency", json!({})).await.unwrap().text(), "EUR");
+    let e = client.call_tool("lookup", json!({"index": 0})).await.unwrap_err();
+    assert_eq!(e.code().0, -32602, "only the prefixed name is served");
+    let prompt = client.get_prompt("crm_letter", json!({"name": "Ada"})).await.unwrap();
+    assert_eq!(prompt.messages.len(), 1);
+    let about = client.read_resource("crm://about").await.unwrap();
+    assert!(serde_json::to_string(&about).unwrap().contains("2 customers"));
+    let discover = client.request("server/discover", json!({})).await.unwrap();
+    assert_eq!(discover["instructions"], "Billing.\n\ncrm: Customer records.");
+}
+
+#[test]
+fn clashes_and_bad_prefixes_are_start_up_errors() {
+    let crm = crm();
+    let twice = Server::builder().empty().mount("crm", &crm).mount("crm", &crm).build();
+    match twice {
+        Err(BuildError::DuplicateTool { name, .. }) => assert_eq!(name, "crm_lookup"),
+        other => panic!("expected a duplicate tool error, got {other:?}"),
+    }
+    let resources = Server::builder().empty().mount("a", &crm).mount("b", &crm).build();
+    assert!(
+        matches!(resources, Err(BuildError::Duplicate { kind: "resource", .. })),
+        "{resources:?}"
+    );
+    let bad = Server::builder().empty().mount("bad prefix", &crm).build();
+    assert_eq!(bad.unwrap_err(), BuildError::InvalidMountPrefix("bad prefix".into()));
+}

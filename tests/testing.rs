@@ -1,7 +1,7 @@
 //! The in-process test client (`mcp_runtime::testing::TestClient`): typed
 //! calls, an MRTR flow answered by closures (rounds counted), a task
 //! followed to its end, captured notifications, paginated lists, prompts,
-//! and resources.
+//! and resources; and the same over a 2025-11-25 session.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
@@ -140,4 +140,36 @@ async fn lists_prompts_and_resources() {
     assert_eq!(read.contents.len(), 1);
     let e = client.call_tool("no_such_tool", json!({})).await.unwrap_err();
     assert_eq!(e.code().0, -32602);
+}
+
+#[tokio::test]
+async fn the_same_client_speaks_2025_11_25() {
+    let server = Server::builder().build().unwrap();
+    let client = TestClient::new(&server)
+        .legacy()
+        .with_progress()
+        .with_log_level(LoggingLevel::Debug)
+        .on_elicit(|_| json!({"action": "accept", "content": {"name": "Lin"}}))
+        .on_roots(|_| json!({"roots": []}));
+    // The asks arrive as server-to-client requests, answered by the closures.
+    assert_eq!(
+        client.call_tool("introduce", json!({})).await.unwrap().text(),
+        "Lin with 0 root(s)"
+    );
+    assert_eq!(client.rounds(), 2);
+    assert_eq!(client.call_tool("count", json!({})).await.unwrap().text(), "3");
+    let methods: Vec<String> = client
+        .notifications()
+        .iter()
+        .map(|n| n["method"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        methods.iter().filter(|m| *m == "notifications/progress").count() == 3,
+        "{methods:?}"
+    );
+    assert!(methods.contains(&"notifications/message".to_owned()), "{methods:?}");
+    // A task tool runs synchronously for a 2025-11-25 session.
+    let confirmed = client.call_tool("confirm_in_task", json!({})).await.unwrap();
+    assert_eq!(confirmed.text(), "confirmed by Lin");
+    assert!(client.list_tools().await.unwrap().iter().any(|t| t.name == "introduce"));
 }

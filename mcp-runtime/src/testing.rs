@@ -47,7 +47,8 @@ use std::sync::{Arc, Mutex};
 
 type Answerer = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
 
-/// A client of a [`Server`] in the same process. Each answer closure
+/// A client of a [`Server`] in the same process, speaking 2026-07-28 (or
+/// 2025-11-25, with [`legacy`](TestClient::legacy)). Each answer closure
 /// receives the ask's `params` and returns the client's result (for an
 /// elicitation, `{"action": "accept", "content": {...}}`); declaring one
 /// declares the matching client capability.
@@ -64,6 +65,36 @@ pub struct TestClient {
     progress: bool,
     log_level: Option<LoggingLevel>,
     principal: Option<String>,
+    /// `Some` for a 2025-11-25 client: its session over an in-memory stdio
+    /// stream, opened by the first request.
+    legacy: Option<Arc<tokio::sync::Mutex<Option<Legacy>>>>,
+}
+
+/// A 2025-11-25 session with the server over an in-memory stdio stream.
+struct Legacy {
+    to_server: tokio::io::DuplexStream,
+    from_server: tokio::io::Lines<tokio::io::BufReader<tokio::io::DuplexStream>>,
+}
+
+impl Legacy {
+    async fn send(&mut self, message: &Value) -> Result<(), McpError> {
+        use tokio::io::AsyncWriteExt;
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.to_server
+            .write_all(&line)
+            .await
+            .map_err(|e| McpError::internal(format!("the server's stdin closed: {e}")))
+    }
+
+    async fn recv(&mut self) -> Result<Value, McpError> {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), self.from_server.next_line())
+            .await
+            .map_err(|_| McpError::internal("the server said nothing for 30 s"))?
+            .map_err(|e| McpError::internal(e.to_string()))?
+            .ok_or_else(|| McpError::internal("the server closed its stdout"))?;
+        serde_json::from_str(&line).map_err(|e| McpError::internal(format!("not JSON from the server: {e}: {line}")))
+    }
 }
 
 impl std::fmt::Debug for TestClient {
@@ -105,7 +136,16 @@ impl TestClient {
             progress: false,
             log_level: None,
             principal: None,
+            legacy: None,
         }
+    }
+
+    /// Speaks 2025-11-25 instead: a session opened with `initialize` over an
+    /// in-memory stdio stream, asks arriving as server-to-client requests
+    /// (answered by the same closures), `logging/setLevel` for the log level.
+    pub fn legacy(mut self) -> Self {
+        self.legacy = Some(Arc::default());
+        self
     }
 
     /// Answers elicitations with `answer` (and declares `elicitation`).
@@ -197,6 +237,12 @@ impl TestClient {
         if let Some(level) = self.log_level {
             meta["io.modelcontextprotocol/logLevel"] = serde_json::to_value(level).unwrap_or_default();
         }
+        if let Some(conn) = &self.legacy {
+            if self.progress {
+                params.insert("_meta".into(), json!({"progressToken": id}));
+            }
+            return self.legacy_request(conn, id, method, params).await;
+        }
         params.insert("_meta".into(), meta);
         let bytes = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         let Ok(Message::Request(request)) = jsonrpc::parse(bytes.as_bytes()) else {
@@ -219,18 +265,106 @@ impl TestClient {
         }
         let mut response: Value = serde_json::from_slice(&reply.body).map_err(|e| McpError::internal(e.to_string()))?;
         if let Some(error) = response.get("error") {
-            let code = error["code"]
-                .as_i64()
-                .and_then(|c| i32::try_from(c).ok())
-                .unwrap_or(-32603);
-            let message = error["message"].as_str().unwrap_or_default().to_owned();
-            let mut e = McpError::new(ErrorCode(code), message);
-            if let Some(data) = error.get("data") {
-                e = e.with_data(data.clone());
-            }
-            return Err(e);
+            return Err(error_of(error));
         }
         Ok(response["result"].take())
+    }
+
+    /// One request of the 2025-11-25 session: server-to-client requests on
+    /// the way are answered, notifications captured.
+    async fn legacy_request(
+        &self,
+        conn: &tokio::sync::Mutex<Option<Legacy>>,
+        id: i64,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Value, McpError> {
+        let mut guard = conn.lock().await;
+        if guard.is_none() {
+            *guard = Some(self.open_legacy().await?);
+        }
+        let Some(session) = guard.as_mut() else {
+            return Err(McpError::internal("no session"));
+        };
+        session
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await?;
+        loop {
+            let mut message = session.recv().await?;
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                if let Some(error) = message.get("error") {
+                    return Err(error_of(error));
+                }
+                let mut result = message["result"].take();
+                // 2025-11-25 results have no resultType: read them as complete ones.
+                if let Some(object) = result.as_object_mut() {
+                    object.entry("resultType").or_insert_with(|| json!("complete"));
+                }
+                return Ok(result);
+            }
+            match (message.get("id").cloned(), message["method"].as_str()) {
+                (Some(ask_id), Some(ask)) => {
+                    let mut asks = Map::new();
+                    asks.insert("ask".into(), json!({"method": ask, "params": message["params"]}));
+                    let reply = match self.answer(&Value::Object(asks)) {
+                        Ok(mut answers) => {
+                            json!({"jsonrpc": "2.0", "id": ask_id, "result": answers.remove("ask").unwrap_or_default()})
+                        }
+                        Err(e) => {
+                            json!({"jsonrpc": "2.0", "id": ask_id, "error": {"code": -32601, "message": e.message()}})
+                        }
+                    };
+                    session.send(&reply).await?;
+                }
+                (None, Some(_)) => self
+                    .notifications
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(message),
+                _ => {}
+            }
+        }
+    }
+
+    /// Starts the server on an in-memory stdio stream and opens the session.
+    async fn open_legacy(&self) -> Result<Legacy, McpError> {
+        let (client_w, server_r) = tokio::io::duplex(1 << 20);
+        let (server_w, client_r) = tokio::io::duplex(1 << 20);
+        tokio::spawn(crate::transport::stdio::serve_io(
+            self.server.clone(),
+            server_r,
+            server_w,
+        ));
+        let mut session = Legacy {
+            to_server: client_w,
+            from_server: tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(client_r)),
+        };
+        let mut caps = self.capabilities();
+        if let Some(object) = caps.as_object_mut() {
+            object.remove("extensions");
+            if object.contains_key("elicitation") {
+                object.insert("elicitation".into(), json!({}));
+            }
+        }
+        session
+            .send(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": caps,
+                "clientInfo": {"name": "test-client", "version": env!("CARGO_PKG_VERSION")}}}))
+            .await?;
+        let init = session.recv().await?;
+        if let Some(error) = init.get("error") {
+            return Err(error_of(error));
+        }
+        session
+            .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await?;
+        if let Some(level) = self.log_level {
+            session
+                .send(&json!({"jsonrpc": "2.0", "id": -1, "method": "logging/setLevel", "params": {"level": level}}))
+                .await?;
+            session.recv().await?;
+        }
+        Ok(session)
     }
 
     /// Answers every ask of an `inputRequests` map with the test's closures.
@@ -376,6 +510,20 @@ impl TestClient {
     /// Every prompt, all pages.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, McpError> {
         self.list("prompts/list", "prompts").await
+    }
+}
+
+/// A JSON-RPC error object as an [`McpError`].
+fn error_of(error: &Value) -> McpError {
+    let code = error["code"]
+        .as_i64()
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(-32603);
+    let message = error["message"].as_str().unwrap_or_default().to_owned();
+    let e = McpError::new(ErrorCode(code), message);
+    match error.get("data") {
+        Some(data) => e.with_data(data.clone()),
+        None => e,
     }
 }
 

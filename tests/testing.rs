@@ -58,6 +58,15 @@ fn today() -> &'static str {
     "nothing planned"
 }
 
+/// The methods of the notifications a client captured, in order.
+fn methods(client: &TestClient) -> Vec<String> {
+    client
+        .notifications()
+        .iter()
+        .map(|n| n["method"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
 #[tokio::test]
 async fn an_mrtr_flow_answered_by_closures_counts_its_rounds() {
     let server = Server::builder().build().unwrap();
@@ -88,11 +97,7 @@ async fn notifications_are_captured_and_tasks_followed() {
         .with_progress()
         .with_log_level(LoggingLevel::Debug);
     assert_eq!(client.call_tool("count", json!({})).await.unwrap().text(), "3");
-    let methods: Vec<String> = client
-        .notifications()
-        .iter()
-        .map(|n| n["method"].as_str().unwrap_or_default().to_owned())
-        .collect();
+    let methods = methods(&client);
     assert_eq!(
         methods,
         [
@@ -158,11 +163,7 @@ async fn the_same_client_speaks_2025_11_25() {
     );
     assert_eq!(client.rounds(), 2);
     assert_eq!(client.call_tool("count", json!({})).await.unwrap().text(), "3");
-    let methods: Vec<String> = client
-        .notifications()
-        .iter()
-        .map(|n| n["method"].as_str().unwrap_or_default().to_owned())
-        .collect();
+    let methods = methods(&client);
     assert!(
         methods.iter().filter(|m| *m == "notifications/progress").count() == 3,
         "{methods:?}"

@@ -1,6 +1,6 @@
 //! What the peer servers and the drivers of the benchmark suite share: the
-//! one request every server is measured with, and the check that an answer
-//! is a real `echo` result.
+//! one request every server is measured with, the check that an answer
+//! is a real `echo` result, and reading a process's memory from `/proc`.
 //!
 //! The suite is run by `bash bench/run.sh`; see `bench/RESULTS.md`.
 
@@ -108,4 +108,17 @@ pub fn parse_serve_args() -> Result<Serve, String> {
         ["--http", addr] => Ok(Serve::Http((*addr).to_owned())),
         other => Err(format!("usage: [--stdio | --http ADDR], got {other:?}")),
     }
+}
+
+/// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB; `None`
+/// where there is no `/proc` or no such field.
+pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }

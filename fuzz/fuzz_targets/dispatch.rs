@@ -220,11 +220,7 @@ struct Env {
 fn env() -> &'static Env {
     static ENV: OnceLock<Env> = OnceLock::new();
     ENV.get_or_init(|| Env {
-        runtime: tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .expect("a tokio runtime"),
+        runtime: mcp_runtime_fuzz::paused_runtime(),
         server: Server::builder()
             .name("fuzz")
             .version("0.0.0")

@@ -72,11 +72,7 @@ struct Env {
 fn env() -> &'static Env {
     static ENV: OnceLock<Env> = OnceLock::new();
     ENV.get_or_init(|| Env {
-        runtime: tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .expect("a tokio runtime"),
+        runtime: mcp_runtime_fuzz::paused_runtime(),
         server: Server::builder()
             .name("fuzz")
             .version("0.0.0")
@@ -168,9 +164,11 @@ fuzz_target!(|data: &[u8]| {
         Ok(other) => panic!("not a request: {other:?}"),
     };
     let env = env();
-    let reply = env
-        .runtime
-        .block_on(mcp_runtime::__private::engine::handle_request(&env.server, &request, Scope::default()));
+    let reply = env.runtime.block_on(mcp_runtime::__private::engine::handle_request(
+        &env.server,
+        &request,
+        Scope::default(),
+    ));
     let v = check_message(&reply.body);
     assert_eq!(v["id"], 7);
     let expected = if answer.is_null() {

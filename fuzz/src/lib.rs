@@ -86,3 +86,13 @@ pub fn check_error(bytes: &[u8], id: Option<&RequestId>) -> i64 {
 
 /// The error codes the runtime may answer with.
 pub const CODES: &[i64] = &[-32700, -32600, -32601, -32602, -32603, -32020, -32021, -32022];
+
+/// A current-thread tokio runtime with its clock paused: timers fire as soon
+/// as nothing else can run, so a target's runs are fast and deterministic.
+pub fn paused_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("a tokio runtime")
+}

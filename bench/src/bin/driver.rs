@@ -103,17 +103,6 @@ end
 
 // ---------------------------------------------------------------- /proc
 
-fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 /// utime + stime of a process, in seconds.
 fn proc_cpu_secs(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -192,7 +181,7 @@ async fn stdio_load(label: &str, n: u64, in_flight: usize, command: &[String]) -
     }
     let elapsed = start.elapsed().as_secs_f64();
     let cpu = proc_cpu_secs(pid).unwrap_or(0.0) - cpu_before;
-    let hwm = proc_status_kib(pid, "VmHWM").unwrap_or(0);
+    let hwm = mcp_bench::proc_status_kib(pid, "VmHWM").unwrap_or(0);
     let stdin = writer.await??;
     drop(stdin);
     let _ = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
@@ -297,12 +286,12 @@ async fn listen(label: &str, addr: &str, n: u64, pid: u32) -> Result<()> {
     let warm = open_many(addr, 1, 20).await?;
     drop(warm);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before = proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
+    let before = mcp_bench::proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
     let start = Instant::now();
     let streams = open_many(addr, 1000, n).await?;
     let opened_in = start.elapsed();
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    let after = proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
+    let after = mcp_bench::proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
     let per_stream = (after.saturating_sub(before) * 1024) as f64 / n as f64;
     row("listen_rss_before_kib", label, &n.to_string(), before as f64);
     row("listen_rss_after_kib", label, &n.to_string(), after as f64);
@@ -362,7 +351,7 @@ async fn idle(label: &str, addr: &str, n: u64, pid: u32) -> Result<()> {
     }
     drop(warm);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before = proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
+    let before = mcp_bench::proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
     let mut conns = Vec::with_capacity(n as usize);
     while conns.len() < n as usize {
         let mut set = tokio::task::JoinSet::new();
@@ -375,7 +364,7 @@ async fn idle(label: &str, addr: &str, n: u64, pid: u32) -> Result<()> {
         }
     }
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    let after = proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
+    let after = mcp_bench::proc_status_kib(pid, "VmRSS").ok_or("no VmRSS")?;
     row(
         "idle_bytes_per_conn",
         label,

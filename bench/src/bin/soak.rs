@@ -171,19 +171,8 @@ fn parse_options() -> Result<Options, String> {
 
 // ---------------------------------------------------------------- /proc
 
-fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
 fn rss_kib(pid: u32) -> Option<u64> {
-    proc_status_kib(pid, "VmRSS")
+    mcp_bench::proc_status_kib(pid, "VmRSS")
 }
 
 // ---------------------------------------------------------------- shared state
@@ -750,7 +739,7 @@ async fn run(opts: Options) -> Result<bool, String> {
     // Two quiet seconds, for the record: what the server keeps once idle.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let idle = shared.sample("idle");
-    let hwm = proc_status_kib(opts.pid, "VmHWM");
+    let hwm = mcp_bench::proc_status_kib(opts.pid, "VmHWM");
 
     // The samples, for the record.
     let samples = shared.samples.lock().unwrap().clone();

@@ -231,6 +231,20 @@ async fn until(addr: SocketAddr, id: &str, status: &str) -> Value {
     }
 }
 
+/// Polls until the task asks `key` (the runner flushes an ask a moment
+/// after the handler makes it), at most 5 s.
+async fn until_asked(addr: SocketAddr, id: &str, key: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let task = get(addr, id).await;
+        if task["status"] == "input_required" && task["inputRequests"].get(key).is_some() {
+            return task;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never asked {key}: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn answer(text: &str) -> Value {
     json!({"action": "accept", "content": {"text": text}})
 }
@@ -326,14 +340,7 @@ async fn input_required_with_partial_answers_and_keys_never_reused() {
         with_ext(json!({"taskId": id, "inputResponses": {"b": answer("two")}})),
     )
     .await;
-    let third = until(addr, &id, "input_required").await;
-    let third = if third["inputRequests"].get("a-2").is_some() {
-        third
-    } else {
-        // The runner may not have flushed the third ask yet.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        until(addr, &id, "input_required").await
-    };
+    let third = until_asked(addr, &id, "a-2").await;
     let keys: Vec<&String> = third["inputRequests"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["a-2"], "{third}");
     // An answer to an already answered key is ignored.
@@ -565,13 +572,7 @@ async fn limits_on_running_tasks_result_size_and_inputs() {
 
     let id = create(addr, "greedy", json!({"asks": 3})).await;
     for key in ["q", "q-2"] {
-        let asked = until(addr, &id, "input_required").await;
-        let asked = if asked["inputRequests"].get(key).is_some() {
-            asked
-        } else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            until(addr, &id, "input_required").await
-        };
+        let asked = until_asked(addr, &id, key).await;
         assert!(asked["inputRequests"].get(key).is_some(), "{asked}");
         let responses = json!({ key: answer("ok") });
         rpc(

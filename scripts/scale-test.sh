@@ -13,4 +13,4 @@ if ! cluster up 3; then
     echo "scale-test: 0 passed, 1 failed (the cluster did not start)"
     exit 1
 fi
-python3 "$ROOT/scripts/scale_test.py"
+python3 "$ROOT/scripts/scale_test.py" "$@"

@@ -12,10 +12,12 @@
 
 mod body;
 mod guard;
+mod listen;
 mod stop;
 
 pub use body::McpBody;
 pub use guard::HostPolicy;
+pub use listen::HttpServer;
 
 use crate::cancel::Cancellation;
 use crate::dispatch::{Reply, Scope};
@@ -29,12 +31,10 @@ use http_body_util::BodyExt;
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::net::TcpListener;
 
 /// Settings of the HTTP endpoint.
 #[derive(Debug, Clone)]
@@ -388,116 +388,6 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let this = self.clone();
         Box::pin(async move { Ok(this.handle(request).await) })
-    }
-}
-
-/// A bound HTTP listener serving the MCP endpoint at `config.path`.
-pub struct HttpServer {
-    listener: TcpListener,
-    service: McpService,
-}
-
-impl HttpServer {
-    /// Binds `addr`. A loopback address keeps the loopback-only host policy;
-    /// any other address accepts the configured hosts (or any host).
-    pub async fn bind(server: Server, addr: &str, mut config: HttpConfig) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(addr).await?;
-        let local = listener.local_addr()?;
-        if !local.ip().is_loopback() && config.hosts.allowed_hosts.is_empty() {
-            config.hosts.loopback_only = false;
-        }
-        server.warn_if_ephemeral_key();
-        Ok(HttpServer {
-            listener,
-            service: McpService::with_config(server, config),
-        })
-    }
-
-    /// The bound address.
-    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
-        self.listener.local_addr()
-    }
-
-    /// Serves until `shutdown` completes, then stops gracefully: no new
-    /// connection is accepted, open `subscriptions/listen` streams end with
-    /// their final result, legacy GET streams end, idle connections close,
-    /// and requests in flight finish, for at most
-    /// [`HttpConfig::shutdown_grace`]. Returns when every connection is
-    /// closed or the grace period is over.
-    pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
-        let HttpServer { listener, service } = self;
-        let path = service.config.path.clone();
-        let stop = stop::Stop::default();
-        // Every connection task holds a sender; all gone means all closed.
-        let (open_tx, mut open_rx) = tokio::sync::mpsc::channel::<()>(1);
-        tokio::pin!(shutdown);
-        loop {
-            let (stream, peer) = tokio::select! {
-                _ = &mut shutdown => break,
-                accepted = listener.accept() => match accepted {
-                    Ok(a) => a,
-                    Err(e) => {
-                        tracing::warn!("accept failed: {e}");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                },
-            };
-            // Small SSE frames must not wait for delayed ACKs (Nagle).
-            let _ = stream.set_nodelay(true);
-            let service = service.clone();
-            let path = path.clone();
-            let mut watch = stop.watch();
-            let open = open_tx.clone();
-            tokio::spawn(async move {
-                let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-                    let service = service.clone();
-                    let on_path = req.uri().path() == path;
-                    async move {
-                        if on_path {
-                            Ok::<_, Infallible>(service.handle(req).await)
-                        } else {
-                            Ok(status(StatusCode::NOT_FOUND))
-                        }
-                    }
-                });
-                let conn = hyper::server::conn::http1::Builder::new()
-                    .keep_alive(true)
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
-                tokio::pin!(conn);
-                let mut graceful = false;
-                let ended = std::future::poll_fn(|cx| {
-                    if !graceful && watch.poll_stopped(cx) {
-                        // Finish the response in progress, then close.
-                        conn.as_mut().graceful_shutdown();
-                        graceful = true;
-                    }
-                    conn.as_mut().poll(cx)
-                })
-                .await;
-                if let Err(e) = ended {
-                    tracing::debug!(%peer, "connection ended: {e}");
-                }
-                drop(open);
-            });
-        }
-        drop(listener);
-        let grace = service.config.shutdown_grace;
-        tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
-        service.server.shutdown();
-        stop.trigger();
-        drop(open_tx);
-        if tokio::time::timeout(grace, open_rx.recv()).await.is_err() {
-            tracing::warn!("stopping: requests still in flight after {grace:?} are dropped");
-        }
-        Ok(())
-    }
-
-    /// Serves until the process is asked to stop (SIGTERM or SIGINT on
-    /// Unix, Ctrl-C elsewhere), then stops gracefully (see
-    /// [`HttpServer::serve_until`]).
-    pub async fn serve(self) -> std::io::Result<()> {
-        self.serve_until(super::stop_signal()).await
     }
 }
 

@@ -1,0 +1,302 @@
+//! Stopping the stand-alone HTTP server: requests in flight finish, listen
+//! streams end with their result, the grace period bounds the wait, and no
+//! request a client has already sent is lost: neither one on a connection
+//! still waiting in the listener's queue nor one on a connection accepted
+//! just before the stop (behind a load balancer, a replica restarted this
+//! way fails no request).
+
+mod support;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::time::Duration;
+use support::http::*;
+use support::{meta_with, validate_emitted};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Answers after `ms` milliseconds (a request still in flight when the server stops).
+#[tool]
+async fn takes_a_while(ms: u64, ctx: Context) -> String {
+    ctx.progress(0.0, None, Some("started"));
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("done after {ms} ms")
+}
+
+#[tokio::test]
+async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams() {
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
+    let http = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+
+    let mut listen = open_stream(
+        addr,
+        1,
+        "subscriptions/listen",
+        None,
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .await;
+    assert_eq!(
+        listen.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("p");
+    let params = json!({"name": "takes_a_while", "arguments": {"ms": 400}, "_meta": meta});
+    let mut slow = open_stream(addr, 2, "tools/call", Some("takes_a_while"), params).await;
+    assert_eq!(
+        slow.next().await["method"],
+        "notifications/progress",
+        "the call is in flight"
+    );
+    let idle = connect(addr).await;
+
+    stop.send(()).unwrap();
+    // The call in flight completes.
+    let result = slow.next().await;
+    assert_eq!(result["id"], 2, "{result}");
+    assert_eq!(result["result"]["content"][0]["text"], "done after 400 ms");
+    assert_eq!(
+        slow.next_within(Duration::from_secs(2)).await,
+        None,
+        "then its stream ends"
+    );
+    // The listen stream ends with its final result.
+    let done = listen.next().await;
+    assert_eq!(done["id"], 1, "{done}");
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert_eq!(listen.next_within(Duration::from_secs(2)).await, None);
+    // serve_until returns once every connection closed (the idle one too).
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until returns after the requests in flight")
+        .unwrap()
+        .unwrap();
+    drop(idle);
+    assert!(TcpStream::connect(addr).await.is_err(), "no new connection is accepted");
+}
+
+#[tokio::test]
+async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
+    let config = HttpConfig {
+        shutdown_grace: Duration::from_millis(200),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server, "127.0.0.1:0", config).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("p");
+    let params = json!({"name": "takes_a_while", "arguments": {"ms": 60000}, "_meta": meta});
+    let mut slow = open_stream(addr, 2, "tools/call", Some("takes_a_while"), params).await;
+    assert_eq!(slow.next().await["method"], "notifications/progress");
+    let asked = tokio::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until gives up after the grace period")
+        .unwrap()
+        .unwrap();
+    assert!(asked.elapsed() >= Duration::from_millis(200));
+}
+
+/// The real server binary, stopped with SIGTERM while a request is in flight:
+/// the request completes, then the process exits with status 0.
+#[cfg(unix)]
+#[test]
+fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::process::{Command, Stdio};
+    let exe = support::example_binary("everything");
+    /// Kills the server if the test fails before it exits.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Killed(
+        Command::new(&exe)
+            .args(["--http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display())),
+    );
+    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the server says where it serves"
+        );
+        if let Some(rest) = line.split("http://").nth(1) {
+            break rest.split('/').next().unwrap().to_owned();
+        }
+    };
+    let stderr_rest = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = stderr.read_to_string(&mut rest);
+        rest
+    });
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("t");
+    let body = rpc(
+        9,
+        "tools/call",
+        json!({"name": "test_tool_with_progress", "_meta": meta}),
+    );
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {VERSION}\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: test_tool_with_progress\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(&body);
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.write_all(&request).unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut next_message = || loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended early");
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            return serde_json::from_str::<Value>(data).unwrap();
+        }
+    };
+    let first = next_message();
+    assert_eq!(first["method"], "notifications/progress", "in flight: {first}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let result = loop {
+        let m = next_message();
+        if m.get("id").is_some() {
+            break m;
+        }
+    };
+    validate_emitted(&result, Some("tools/call"));
+    assert_eq!(
+        result["result"]["content"][0]["text"], "Progress test completed",
+        "{result}"
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server did not exit after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let log = stderr_rest.join().unwrap();
+    assert_eq!(status.code(), Some(0), "exit status after SIGTERM; stderr:\n{log}");
+    assert!(std::net::TcpStream::connect(&addr).is_err(), "nothing listens any more");
+}
+
+/// A bare server bound on loopback, not yet serving.
+async fn bound() -> (HttpServer, SocketAddr) {
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .build()
+        .expect("the server builds");
+    let http = HttpServer::bind(server, "127.0.0.1:0", HttpConfig::default())
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    (http, addr)
+}
+
+/// A `tools/list` request as raw HTTP/1.1 bytes.
+fn list_request(addr: SocketAddr) -> Vec<u8> {
+    let body = rpc(7, "tools/list", json!({"_meta": meta_with(json!({}))}));
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in standard_headers("tools/list", None) {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend(body);
+    bytes
+}
+
+/// Reads until the server closes; the status code of the response.
+async fn status_of(stream: &mut TcpStream) -> u16 {
+    let mut raw = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await;
+    assert!(read.is_ok(), "the server answers and closes");
+    let raw = String::from_utf8_lossy(&raw);
+    raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_request_waiting_in_the_listeners_queue_at_the_stop_is_served() {
+    let (http, addr) = bound().await;
+    // Connected and sent before the server ever accepts: the connection
+    // waits in the kernel's queue when the (already due) stop comes.
+    let mut waiting = TcpStream::connect(addr).await.unwrap();
+    waiting.write_all(&list_request(addr)).await.unwrap();
+    let serving = tokio::spawn(http.serve_until(std::future::ready(())));
+    assert_eq!(status_of(&mut waiting).await, 200, "the queued request is answered");
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until returns")
+        .unwrap()
+        .unwrap();
+    assert!(TcpStream::connect(addr).await.is_err(), "no new connection is accepted");
+}
+
+#[tokio::test]
+async fn a_connection_accepted_just_before_the_stop_may_still_send_its_request() {
+    let (http, addr) = bound().await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    let mut early = TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    stop.send(()).unwrap();
+    // The request comes after the stop, as a proxy's may on a connection
+    // it has just opened: it is served, not dropped unread.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    early.write_all(&list_request(addr)).await.unwrap();
+    assert_eq!(status_of(&mut early).await, 200, "the late request is answered");
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until returns")
+        .unwrap()
+        .unwrap();
+}

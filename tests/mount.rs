@@ -1,11 +1,12 @@
 //! Composition: `ServerBuilder::mount(prefix, &other)` serves another
 //! server's tools and prompts as `prefix_name` and its resources under their
-//! URIs, each with the mounted server's own state; instructions are merged;
-//! a clash is a start-up error naming both definitions.
+//! URIs (or, with `MountUris::Prefixed`, under `scheme://prefix/...`), each
+//! with the mounted server's own state; instructions are merged; a clash is
+//! a start-up error naming both definitions.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::{BuildError, State};
+use mcp_runtime::{BuildError, MountUris, State};
 use serde_json::json;
 
 /// The CRM's data.
@@ -45,15 +46,27 @@ fn about(crm: State<Crm>) -> String {
     format!("{} customers", crm.customers.len())
 }
 
+/// One customer's record.
+#[resource(uri_template = "crm://customers/{index}", mime_type = "text/plain")]
+fn customer(index: usize, crm: State<Crm>) -> Result<String, McpError> {
+    crm.customers
+        .get(index)
+        .map(|c| (*c).to_owned())
+        .ok_or_else(|| McpError::invalid_params("no such customer"))
+}
+
 fn crm() -> Server {
+    crm_of(vec!["Ada", "Grace"])
+}
+
+fn crm_of(customers: Vec<&'static str>) -> Server {
     Server::builder()
         .empty()
         .tool::<lookup>()
         .prompt::<letter>()
         .resource::<about>()
-        .state(Crm {
-            customers: vec!["Ada", "Grace"],
-        })
+        .resource::<customer>()
+        .state(Crm { customers })
         .instructions("Customer records.")
         .build()
         .unwrap()
@@ -106,4 +119,34 @@ fn clashes_and_bad_prefixes_are_start_up_errors() {
     );
     let bad = Server::builder().empty().mount("bad prefix", &crm).build();
     assert_eq!(bad.unwrap_err(), BuildError::InvalidMountPrefix("bad prefix".into()));
+}
+
+#[tokio::test]
+async fn prefixed_uris_let_two_mounts_of_the_same_resources_live_side_by_side() {
+    let server = Server::builder()
+        .empty()
+        .mount_with("eu", &crm_of(vec!["Ada", "Grace"]), MountUris::Prefixed)
+        .mount_with("us", &crm_of(vec!["Linus"]), MountUris::Prefixed)
+        .build()
+        .unwrap();
+    let client = TestClient::new(&server);
+    let uris: Vec<String> = client.list_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
+    assert_eq!(uris, ["crm://eu/about", "crm://us/about"]);
+    let templates: Vec<String> = client
+        .list_resource_templates()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.uri_template)
+        .collect();
+    assert_eq!(templates, ["crm://eu/customers/{index}", "crm://us/customers/{index}"]);
+
+    let about = serde_json::to_value(client.read_resource("crm://us/about").await.unwrap()).unwrap();
+    assert_eq!(about["contents"][0]["text"], "1 customers", "the mounted server's own state");
+    assert_eq!(about["contents"][0]["uri"], "crm://us/about", "the contents name the URI asked for");
+    let grace = serde_json::to_value(client.read_resource("crm://eu/customers/1").await.unwrap()).unwrap();
+    assert_eq!(grace["contents"][0]["text"], "Grace");
+    assert_eq!(grace["contents"][0]["uri"], "crm://eu/customers/1");
+    let unprefixed = client.read_resource("crm://about").await.unwrap_err();
+    assert_eq!(unprefixed.code().0, -32602, "only the prefixed URI is served: {unprefixed:?}");
 }

@@ -93,7 +93,7 @@ pub use prompts::IntoPromptResult;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
     BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Middleware,
-    MiddlewareFuture, PromptEntry, ResourceEntry, Server, ServerBuilder, ServerEvent, State, ToolEntry,
+    MiddlewareFuture, MountUris, PromptEntry, ResourceEntry, Server, ServerBuilder, ServerEvent, State, ToolEntry,
 };
 pub use tasks::{
     MemoryTaskStore, StoreError, StoreFuture, Task, TaskChange, TaskConfig, TaskError, TaskMode, TaskRecord, TaskStore,

@@ -24,7 +24,7 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     bus: Option<Arc<dyn super::EventBus>>,
     middleware: Vec<Arc<dyn super::Middleware>>,
-    mounts: Vec<(String, Server)>,
+    mounts: Vec<(String, Server, super::MountUris)>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
 }
@@ -183,8 +183,16 @@ impl ServerBuilder {
     /// or URI that clashes is a [`BuildError`] naming both definitions.
     /// Build `other` from [`empty`](Self::empty) (or [`only`](Self::only)) so
     /// that it holds just its own part of the link-time registry.
-    pub fn mount(mut self, prefix: impl Into<String>, other: &Server) -> Self {
-        self.mounts.push((prefix.into(), other.clone()));
+    pub fn mount(self, prefix: impl Into<String>, other: &Server) -> Self {
+        self.mount_with(prefix, other, super::MountUris::Kept)
+    }
+
+    /// [`mount`](Self::mount), with the mounted resource and template URIs
+    /// kept or served under the prefix ([`MountUris::Prefixed`](super::MountUris::Prefixed):
+    /// `crm://about` as `crm://PREFIX/about`), so that two mounts of servers
+    /// with the same URIs do not clash.
+    pub fn mount_with(mut self, prefix: impl Into<String>, other: &Server, uris: super::MountUris) -> Self {
+        self.mounts.push((prefix.into(), other.clone(), uris));
         self
     }
 
@@ -253,8 +261,8 @@ impl ServerBuilder {
             }
         }
         let mut config = self.config;
-        for (prefix, other) in &self.mounts {
-            mount_into(&mut parts, prefix, other)?;
+        for (prefix, other, uris) in &self.mounts {
+            super::mount::mount_into(&mut parts, prefix, other, *uris)?;
             if let Some(theirs) = &other.inner.config.instructions {
                 let text = match config.instructions.take() {
                     Some(mine) => format!("{mine}\n\n{prefix}: {theirs}"),
@@ -312,40 +320,4 @@ impl ServerBuilder {
             }),
         })
     }
-}
-
-/// Adds a mounted server's entries: tools and prompts renamed `prefix_name`,
-/// resources as they are, every handler run with the mounted server's state.
-fn mount_into(parts: &mut Parts, prefix: &str, other: &Server) -> Result<(), BuildError> {
-    let valid = !prefix.is_empty()
-        && prefix.len() <= 64
-        && prefix
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if !valid {
-        return Err(BuildError::InvalidMountPrefix(prefix.to_owned()));
-    }
-    let catalog = other.catalog();
-    let state = &other.inner.state;
-    for tool in &catalog.tools {
-        let mut entry = tool.clone();
-        entry.tool.name = format!("{prefix}_{}", entry.tool.name);
-        let (inner, state) = (entry.handler.clone(), state.clone());
-        entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
-        parts.tools.push(entry);
-    }
-    for prompt in &catalog.prompts {
-        let mut entry = prompt.clone();
-        entry.prompt.name = format!("{prefix}_{}", entry.prompt.name);
-        let (inner, state) = (entry.handler.clone(), state.clone());
-        entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
-        parts.prompts.push(entry);
-    }
-    for resource in catalog.resources.iter().chain(&catalog.templates) {
-        let mut entry = resource.clone();
-        let (inner, state) = (entry.handler.clone(), state.clone());
-        entry.handler = Arc::new(move |uri, vars, ctx| inner(uri, vars, ctx.with_state(&state)));
-        parts.resources.push(entry);
-    }
-    Ok(())
 }

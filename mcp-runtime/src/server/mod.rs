@@ -10,6 +10,7 @@ mod context;
 pub(crate) mod entry;
 mod events;
 mod middleware;
+mod mount;
 pub(crate) mod registry;
 mod state;
 
@@ -21,6 +22,7 @@ pub use entry::{PromptEntry, ResourceEntry, ToolEntry};
 pub(crate) use events::{encode_event, TagMeta};
 pub use events::{EventBus, ServerEvent};
 pub use middleware::{Call, CallKind, CallOutcome, Middleware, MiddlewareFuture};
+pub use mount::MountUris;
 pub use state::State;
 pub(crate) use state::StateMap;
 

@@ -1,0 +1,136 @@
+//! Composition: another server's entries served under a prefix, each
+//! handler run with that server's state.
+
+use super::{BuildError, Parts, Server};
+use crate::mrtr::Outcome;
+use crate::protocol::ResourceContents;
+use crate::resources::UriTemplate;
+use std::sync::Arc;
+
+/// How [`ServerBuilder::mount_with`](super::ServerBuilder::mount_with)
+/// serves the mounted server's resource and template URIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MountUris {
+    /// As they are: `crm://about` stays `crm://about` (the default).
+    #[default]
+    Kept,
+    /// Under the prefix, as the first segment after the scheme:
+    /// `crm://about` becomes `crm://PREFIX/about`, `urn:x` becomes
+    /// `urn:PREFIX/x`, a template likewise. The mounted handler still sees
+    /// the URI it declared, so it needs no change.
+    Prefixed,
+}
+
+/// A mount prefix is 1 to 64 characters of `A-Za-z0-9_.-`.
+fn valid_prefix(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && prefix.len() <= 64
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Where the prefix goes in `uri`: after `scheme://`, else after
+/// `scheme:`, else at the start.
+fn insertion_point(uri: &str) -> usize {
+    if let Some(i) = uri.find("://") {
+        return i + 3;
+    }
+    match uri.find(':') {
+        Some(i)
+            if uri[..i]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
+        {
+            i + 1
+        }
+        _ => 0,
+    }
+}
+
+/// Adds a mounted server's entries to `parts`: tools and prompts renamed
+/// `prefix_name`, resources and templates under their URIs or prefixed
+/// ones, every handler run with the mounted server's state.
+pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: MountUris) -> Result<(), BuildError> {
+    if !valid_prefix(prefix) {
+        return Err(BuildError::InvalidMountPrefix(prefix.to_owned()));
+    }
+    let catalog = other.catalog();
+    let state = &other.inner.state;
+    for tool in &catalog.tools {
+        let mut entry = tool.clone();
+        entry.tool.name = format!("{prefix}_{}", entry.tool.name);
+        let (inner, state) = (entry.handler.clone(), state.clone());
+        entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
+        parts.tools.push(entry);
+    }
+    for prompt in &catalog.prompts {
+        let mut entry = prompt.clone();
+        entry.prompt.name = format!("{prefix}_{}", entry.prompt.name);
+        let (inner, state) = (entry.handler.clone(), state.clone());
+        entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
+        parts.prompts.push(entry);
+    }
+    for resource in catalog.resources.iter().chain(&catalog.templates) {
+        let mut entry = resource.clone();
+        let (inner, state) = (entry.handler.clone(), state.clone());
+        if uris == MountUris::Kept {
+            entry.handler = Arc::new(move |uri, vars, ctx| inner(uri, vars, ctx.with_state(&state)));
+            parts.resources.push(entry);
+            continue;
+        }
+        let at = insertion_point(&entry.uri);
+        let inserted = format!("{prefix}/");
+        let served = format!("{}{inserted}{}", &entry.uri[..at], &entry.uri[at..]);
+        if entry.template.is_some() {
+            let template =
+                UriTemplate::parse(&served).map_err(|e| BuildError::InvalidTemplate(format!("{served}: {e}")))?;
+            entry.template = Some(template);
+        }
+        let field = if entry.template.is_some() { "uriTemplate" } else { "uri" };
+        if let Some(listed) = entry.listing.get_mut(field) {
+            *listed = serde_json::Value::String(served.clone());
+        }
+        entry.uri = served;
+        // The mounted handler reads the URI it declared; the contents it
+        // returns for that URI name the one the client asked for.
+        entry.handler = Arc::new(move |uri, vars, ctx| {
+            let declared = match uri.get(at..).and_then(|rest| rest.strip_prefix(inserted.as_str())) {
+                Some(rest) => format!("{}{rest}", &uri[..at]),
+                None => uri.to_owned(),
+            };
+            let read = inner(&declared, vars, ctx.with_state(&state));
+            let asked = uri.to_owned();
+            Box::pin(async move {
+                let mut outcome = read.await?;
+                if let Outcome::Complete(contents) = &mut outcome {
+                    for content in contents {
+                        let named = match content {
+                            ResourceContents::Text(t) => &mut t.uri,
+                            ResourceContents::Blob(b) => &mut b.uri,
+                        };
+                        if *named == declared {
+                            named.clone_from(&asked);
+                        }
+                    }
+                }
+                Ok(outcome)
+            })
+        });
+        parts.resources.push(entry);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::insertion_point;
+
+    #[test]
+    fn the_prefix_goes_after_the_scheme() {
+        assert_eq!(insertion_point("crm://about"), 6);
+        assert_eq!(insertion_point("urn:isbn:1"), 4);
+        assert_eq!(insertion_point("{+path}/x"), 0);
+        assert_eq!(insertion_point("a b:c"), 0);
+    }
+}

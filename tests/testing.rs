@@ -5,6 +5,7 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
+use mcp_runtime::ToolEntry;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -173,4 +174,43 @@ async fn the_same_client_speaks_2025_11_25() {
     let confirmed = client.call_tool("confirm_in_task", json!({})).await.unwrap();
     assert_eq!(confirmed.text(), "confirmed by Lin");
     assert!(client.list_tools().await.unwrap().iter().any(|t| t.name == "introduce"));
+}
+
+/// Adds a tool at run time, removes a prompt and says a resource changed:
+/// the changes a listening client hears of.
+fn change_everything(server: &Server) {
+    let tool: mcp_runtime::protocol::Tool = serde_json::from_value(json!({
+        "name": "added_later", "inputSchema": {"type": "object"}
+    }))
+    .unwrap();
+    server
+        .add_tool(ToolEntry::dynamic(tool, |_args, _ctx| async { "added" }))
+        .unwrap();
+    assert!(server.remove_prompt("salute").unwrap());
+    server.notify_resource_updated("notes://today");
+}
+
+#[tokio::test]
+async fn list_changes_and_resource_updates_are_captured_after_listen() {
+    for legacy in [false, true] {
+        let server = Server::builder().build().unwrap();
+        let client = TestClient::new(&server);
+        let client = if legacy { client.legacy() } else { client };
+        client.listen(&["notes://today"]).await.unwrap();
+        change_everything(&server);
+        for method in [
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed",
+            "notifications/resources/updated",
+        ] {
+            let heard = client.wait_for_notifications(method, 1).await;
+            assert!(heard.is_ok(), "legacy {legacy}: {heard:?}; got {:?}", methods(&client));
+        }
+        let updated = client
+            .wait_for_notifications("notifications/resources/updated", 1)
+            .await
+            .unwrap();
+        assert_eq!(updated[0]["params"]["uri"], "notes://today");
+        assert!(client.list_tools().await.unwrap().iter().any(|t| t.name == "added_later"));
+    }
 }

@@ -68,6 +68,22 @@ pub struct TestClient {
     /// `Some` for a 2025-11-25 client: its session over an in-memory stdio
     /// stream, opened by the first request.
     legacy: Option<Arc<tokio::sync::Mutex<Option<Legacy>>>>,
+    /// Wakes whoever waits for a notification.
+    noted: Arc<tokio::sync::Notify>,
+    /// The open `subscriptions/listen` streams, ended with the last clone.
+    listens: Arc<Listens>,
+}
+
+/// The cancellation of each open listen stream, cancelled on drop.
+#[derive(Default)]
+struct Listens(Mutex<Vec<crate::cancel::Cancellation>>);
+
+impl Drop for Listens {
+    fn drop(&mut self) {
+        for cancel in self.0.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            cancel.cancel();
+        }
+    }
 }
 
 /// A 2025-11-25 session with the server over an in-memory stdio stream.
@@ -106,6 +122,12 @@ impl std::fmt::Debug for TestClient {
     }
 }
 
+/// Adds a notification to the captured ones and wakes the waiters.
+fn capture(captured: &Mutex<Vec<Value>>, noted: &tokio::sync::Notify, note: Value) {
+    captured.lock().unwrap_or_else(|p| p.into_inner()).push(note);
+    noted.notify_waiters();
+}
+
 /// The text of a tool result's text blocks, joined by newlines.
 impl CallToolResult {
     /// Every text block's text, joined by newlines.
@@ -137,6 +159,8 @@ impl TestClient {
             log_level: None,
             principal: None,
             legacy: None,
+            noted: Arc::default(),
+            listens: Arc::default(),
         }
     }
 
@@ -196,9 +220,127 @@ impl TestClient {
         self.rounds.load(Ordering::Relaxed)
     }
 
-    /// The notifications the requests sent so far (progress, logs), oldest first.
+    /// The notifications received so far, oldest first: those the requests
+    /// sent (progress, logs), and the list changes and resource updates
+    /// heard after [`listen`](Self::listen).
     pub fn notifications(&self) -> Vec<Value> {
         self.notifications.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn capture(&self, note: Value) {
+        capture(&self.notifications, &self.noted, note);
+    }
+
+    /// Listens for changes: list changes of tools, prompts and resources,
+    /// and updates of the resources in `uris`, join
+    /// [`notifications`](Self::notifications) as the server announces them.
+    /// Returns once the server acknowledged the `subscriptions/listen`
+    /// stream (2026-07-28), or once the session is open (2025-11-25, where
+    /// list changes come by themselves and each URI is a
+    /// `resources/subscribe`). The stream ends with the client's last clone.
+    pub async fn listen(&self, uris: &[&str]) -> Result<(), McpError> {
+        if self.legacy.is_some() {
+            self.request("ping", json!({})).await?;
+            for uri in uris {
+                self.request("resources/subscribe", json!({"uri": uri})).await?;
+            }
+            return Ok(());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut notifications = json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
+        if !uris.is_empty() {
+            notifications["resourceSubscriptions"] = json!(uris);
+        }
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": crate::protocol::LATEST_PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities(),
+        });
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"notifications": notifications, "_meta": meta}});
+        let Ok(Message::Request(request)) = jsonrpc::parse(body.to_string().as_bytes()) else {
+            return Err(McpError::internal("cannot send subscriptions/listen"));
+        };
+        let (outbound, mut notes) = crate::outbound::stream();
+        let cancel = crate::cancel::Cancellation::new();
+        self.listens.0.lock().unwrap_or_else(|p| p.into_inner()).push(cancel.clone());
+        let scope = Scope {
+            outbound: Some(outbound),
+            cancel,
+            principal: self.principal.clone(),
+            ..Scope::default()
+        };
+        let server = self.server.clone();
+        let mut stream = tokio::spawn(async move { handle_request(&server, &request, scope).await });
+        // The acknowledgement comes first; anything else means no stream.
+        let first = tokio::select! {
+            note = notes.recv() => note,
+            reply = &mut stream => {
+                let body = reply.map(|r| String::from_utf8_lossy(&r.body).into_owned()).unwrap_or_default();
+                return Err(McpError::internal(format!("subscriptions/listen ended at once: {body}")));
+            }
+        };
+        let ack: Value = serde_json::from_slice(&first).unwrap_or_default();
+        if ack["method"] != "notifications/subscriptions/acknowledged" {
+            return Err(McpError::internal(format!("subscriptions/listen was not acknowledged: {ack}")));
+        }
+        let (captured, noted) = (self.notifications.clone(), self.noted.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    note = notes.recv() => {
+                        if let Ok(v) = serde_json::from_slice(&note) {
+                            capture(&captured, &noted, v);
+                        }
+                    }
+                    _ = &mut stream => return,
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// Waits (at most 10 s) until the captured notifications hold at least
+    /// `count` with `method`, and returns those. On a 2025-11-25 session it
+    /// reads what the server sent between requests.
+    pub async fn wait_for_notifications(&self, method: &str, count: usize) -> Result<Vec<Value>, McpError> {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let noted = self.noted.notified();
+            let found: Vec<Value> = self
+                .notifications()
+                .into_iter()
+                .filter(|n| n["method"] == method)
+                .collect();
+            if found.len() >= count {
+                return Ok(found);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(McpError::internal(format!(
+                    "{} of {count} {method} notification(s) after 10 s",
+                    found.len()
+                )));
+            }
+            match &self.legacy {
+                Some(conn) => {
+                    let mut guard = conn.lock().await;
+                    if let Some(session) = guard.as_mut() {
+                        let wait = std::time::Duration::from_millis(50);
+                        if let Ok(Some(line)) = tokio::time::timeout(wait, session.from_server.next_line())
+                            .await
+                            .unwrap_or(Ok(None))
+                        {
+                            match serde_json::from_str::<Value>(&line) {
+                                Ok(v) if v.get("id").is_none() => self.capture(v),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                None => {
+                    let _ = tokio::time::timeout_at(deadline, noted).await;
+                }
+            }
+        }
     }
 
     fn capabilities(&self) -> Value {
@@ -255,12 +397,9 @@ impl TestClient {
             ..Scope::default()
         };
         let reply = handle_request(&self.server, &request, scope).await;
-        {
-            let mut captured = self.notifications.lock().unwrap_or_else(|p| p.into_inner());
-            for note in notes.drain() {
-                if let Ok(v) = serde_json::from_slice(&note) {
-                    captured.push(v);
-                }
+        for note in notes.drain() {
+            if let Ok(v) = serde_json::from_slice(&note) {
+                self.capture(v);
             }
         }
         let mut response: Value = serde_json::from_slice(&reply.body).map_err(|e| McpError::internal(e.to_string()))?;
@@ -316,11 +455,7 @@ impl TestClient {
                     };
                     session.send(&reply).await?;
                 }
-                (None, Some(_)) => self
-                    .notifications
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(message),
+                (None, Some(_)) => self.capture(message),
                 _ => {}
             }
         }

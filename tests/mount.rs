@@ -130,7 +130,13 @@ async fn prefixed_uris_let_two_mounts_of_the_same_resources_live_side_by_side() 
         .build()
         .unwrap();
     let client = TestClient::new(&server);
-    let uris: Vec<String> = client.list_resources().await.unwrap().into_iter().map(|r| r.uri).collect();
+    let uris: Vec<String> = client
+        .list_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
     assert_eq!(uris, ["crm://eu/about", "crm://us/about"]);
     let templates: Vec<String> = client
         .list_resource_templates()
@@ -142,11 +148,21 @@ async fn prefixed_uris_let_two_mounts_of_the_same_resources_live_side_by_side() 
     assert_eq!(templates, ["crm://eu/customers/{index}", "crm://us/customers/{index}"]);
 
     let about = serde_json::to_value(client.read_resource("crm://us/about").await.unwrap()).unwrap();
-    assert_eq!(about["contents"][0]["text"], "1 customers", "the mounted server's own state");
-    assert_eq!(about["contents"][0]["uri"], "crm://us/about", "the contents name the URI asked for");
+    assert_eq!(
+        about["contents"][0]["text"], "1 customers",
+        "the mounted server's own state"
+    );
+    assert_eq!(
+        about["contents"][0]["uri"], "crm://us/about",
+        "the contents name the URI asked for"
+    );
     let grace = serde_json::to_value(client.read_resource("crm://eu/customers/1").await.unwrap()).unwrap();
     assert_eq!(grace["contents"][0]["text"], "Grace");
     assert_eq!(grace["contents"][0]["uri"], "crm://eu/customers/1");
     let unprefixed = client.read_resource("crm://about").await.unwrap_err();
-    assert_eq!(unprefixed.code().0, -32602, "only the prefixed URI is served: {unprefixed:?}");
+    assert_eq!(
+        unprefixed.code().0,
+        -32602,
+        "only the prefixed URI is served: {unprefixed:?}"
+    );
 }

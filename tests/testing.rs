@@ -211,6 +211,11 @@ async fn list_changes_and_resource_updates_are_captured_after_listen() {
             .await
             .unwrap();
         assert_eq!(updated[0]["params"]["uri"], "notes://today");
-        assert!(client.list_tools().await.unwrap().iter().any(|t| t.name == "added_later"));
+        assert!(client
+            .list_tools()
+            .await
+            .unwrap()
+            .iter()
+            .any(|t| t.name == "added_later"));
     }
 }

@@ -40,6 +40,13 @@
 //! - Transports: [`transport::stdio`], [`transport::http`] (a server, and a
 //!   tower `Service` for axum), and the shared command line [`cli`].
 //! - The wire types of MCP 2026-07-28: [`protocol`].
+//! - Testing in process: [`testing::TestClient`].
+//!
+//! ## Cargo features
+//!
+//! - `redis`: many replicas sharing tasks and change events through Redis.
+//! - `otel`: request spans exported to an OpenTelemetry collector over OTLP
+//!   (`otel`), continuing the caller's W3C trace.
 //!
 //! How it is built inside (one-way layers, one home per spec concept) is
 //! described in the repository's `ARCHITECTURE.md`.
@@ -55,6 +62,8 @@ mod headers;
 mod jsonrpc;
 mod meta;
 mod method;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod outbound;
 mod panic;
 

@@ -247,7 +247,8 @@ impl TestClient {
             return Ok(());
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut notifications = json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
+        let mut notifications =
+            json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
         if !uris.is_empty() {
             notifications["resourceSubscriptions"] = json!(uris);
         }
@@ -262,7 +263,11 @@ impl TestClient {
         };
         let (outbound, mut notes) = crate::outbound::stream();
         let cancel = crate::cancel::Cancellation::new();
-        self.listens.0.lock().unwrap_or_else(|p| p.into_inner()).push(cancel.clone());
+        self.listens
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(cancel.clone());
         let scope = Scope {
             outbound: Some(outbound),
             cancel,
@@ -281,7 +286,9 @@ impl TestClient {
         };
         let ack: Value = serde_json::from_slice(&first).unwrap_or_default();
         if ack["method"] != "notifications/subscriptions/acknowledged" {
-            return Err(McpError::internal(format!("subscriptions/listen was not acknowledged: {ack}")));
+            return Err(McpError::internal(format!(
+                "subscriptions/listen was not acknowledged: {ack}"
+            )));
         }
         let (captured, noted) = (self.notifications.clone(), self.noted.clone());
         tokio::spawn(async move {
@@ -361,6 +368,7 @@ impl TestClient {
     }
 
     /// Sends one request and returns its result as JSON (no MRTR loop).
+    /// Entries of a `_meta` in `params` join the ones the client sends.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, McpError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut params = match params {
@@ -379,11 +387,23 @@ impl TestClient {
         if let Some(level) = self.log_level {
             meta["io.modelcontextprotocol/logLevel"] = serde_json::to_value(level).unwrap_or_default();
         }
+        // The test's own `_meta` entries (a `traceparent`, say) join ours.
+        let extra = match params.remove("_meta") {
+            Some(Value::Object(extra)) => extra,
+            _ => Map::new(),
+        };
         if let Some(conn) = &self.legacy {
+            let mut legacy_meta = extra;
             if self.progress {
-                params.insert("_meta".into(), json!({"progressToken": id}));
+                legacy_meta.insert("progressToken".into(), json!(id));
+            }
+            if !legacy_meta.is_empty() {
+                params.insert("_meta".into(), Value::Object(legacy_meta));
             }
             return self.legacy_request(conn, id, method, params).await;
+        }
+        if let Some(meta) = meta.as_object_mut() {
+            meta.extend(extra);
         }
         params.insert("_meta".into(), meta);
         let bytes = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();

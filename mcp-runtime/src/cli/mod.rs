@@ -98,9 +98,17 @@ fn usage(name: &str) -> String {
          {name} --help               print this help\n\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
-         {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n"
+         {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
+        otel = OTEL_USAGE
     )
 }
+
+#[cfg(feature = "otel")]
+const OTEL_USAGE: &str = "With OTEL_EXPORTER_OTLP_ENDPOINT set (e.g. http://127.0.0.1:4318), each request's span \
+                          is exported over OTLP\n(HTTP/protobuf), continuing the caller's traceparent; \
+                          OTEL_SERVICE_NAME names the service.\n";
+#[cfg(not(feature = "otel"))]
+const OTEL_USAGE: &str = "";
 
 /// Sends `tracing` output to stderr (never stdout), filtered by `RUST_LOG`
 /// (default `info`). Does nothing if a subscriber is already set.
@@ -150,6 +158,18 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         return ExitCode::SUCCESS;
     }
     let local = matches!(command, Command::Tools | Command::Discover | Command::Call { .. });
+    // Exports request spans while it lives (the `otel` feature, with an OTLP endpoint set).
+    #[cfg(feature = "otel")]
+    let _otel = match crate::otel::configured() && !local {
+        true => match crate::otel::init(&name) {
+            Ok(guard) => Some(guard),
+            Err(e) => {
+                eprintln!("error: cannot start OpenTelemetry: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        false => None,
+    };
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

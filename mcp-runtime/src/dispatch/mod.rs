@@ -88,6 +88,9 @@ pub async fn handle_request(server: &Server, request: &Request, scope: Scope) ->
     if span.is_disabled() {
         return reply(request, route(server, request, scope, None).await);
     }
+    // Before the span is first entered, which starts its OpenTelemetry span.
+    #[cfg(feature = "otel")]
+    crate::otel::continue_trace(&span, request.params.as_deref());
     let started = std::time::Instant::now();
     let outcome = tracing::Instrument::instrument(route(server, request, scope, Some(&span)), span.clone()).await;
     match &outcome {
@@ -127,11 +130,13 @@ fn record_span(span: Option<&tracing::Span>, head: &Head<'_>, era: &'static str)
         span.record("mcp.name", tracing::field::display(&name));
     }
     if let Some(meta) = head.meta {
-        if let Some(parent) = meta.traceparent().and_then(crate::jsonrpc::raw_str) {
-            span.record("trace.parent", tracing::field::display(&parent));
+        let parent = meta.traceparent().and_then(crate::jsonrpc::raw_str);
+        let state = meta.tracestate().and_then(crate::jsonrpc::raw_str);
+        if let Some(parent) = &parent {
+            span.record("trace.parent", tracing::field::display(parent));
         }
-        if let Some(state) = meta.tracestate().and_then(crate::jsonrpc::raw_str) {
-            span.record("trace.state", tracing::field::display(&state));
+        if let Some(state) = &state {
+            span.record("trace.state", tracing::field::display(state));
         }
     }
 }

@@ -1,0 +1,90 @@
+//! OpenTelemetry: the `mcp.request` span of a request that carries a W3C
+//! `traceparent` in `_meta` (SEP-414) is exported as a child of the
+//! caller's span, in the caller's trace, with the request's attributes.
+//! The exporter is the OpenTelemetry SDK's in-memory one, behind
+//! tracing-opentelemetry, as an application with its own subscriber wires it.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestClient;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::Value as OtelValue;
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::json;
+use tracing_subscriber::layer::SubscriberExt;
+
+/// Greets.
+#[tool]
+fn traced_greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN: &str = "00f067aa0ba902b7";
+
+fn attribute(span: &SpanData, key: &str) -> Option<String> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| match &kv.value {
+            OtelValue::String(s) => s.as_str().to_owned(),
+            other => other.to_string(),
+        })
+}
+
+#[tokio::test]
+async fn the_request_span_continues_the_callers_trace() {
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber =
+        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("otel-test")));
+    let _installed = tracing::subscriber::set_default(subscriber);
+
+    let server = Server::builder().empty().tool::<traced_greet>().build().unwrap();
+    let client = TestClient::new(&server).as_principal("ada");
+    let traceparent = format!("00-{TRACE_ID}-{CALLER_SPAN}-01");
+    let result = client
+        .request(
+            "tools/call",
+            json!({"name": "traced_greet", "arguments": {"name": "Ada"},
+                   "_meta": {"traceparent": traceparent, "tracestate": "vendor=1"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Hello, Ada!");
+    // Without a traceparent: a trace of its own.
+    client.request("tools/list", json!({})).await.unwrap();
+    provider.force_flush().unwrap();
+
+    let spans = exporter.get_finished_spans().unwrap();
+    let requests: Vec<&SpanData> = spans.iter().filter(|s| s.name == "mcp.request").collect();
+    assert_eq!(requests.len(), 2, "{spans:#?}");
+    let call = requests
+        .iter()
+        .find(|s| attribute(s, "mcp.method").as_deref() == Some("tools/call"))
+        .expect("the call's span");
+    assert_eq!(call.span_context.trace_id().to_string(), TRACE_ID, "the caller's trace");
+    assert_eq!(
+        call.parent_span_id.to_string(),
+        CALLER_SPAN,
+        "the caller's span is the parent"
+    );
+    assert_eq!(call.span_context.trace_state().header(), "vendor=1");
+    assert_eq!(attribute(call, "mcp.name").as_deref(), Some("traced_greet"));
+    assert_eq!(attribute(call, "mcp.era").as_deref(), Some("2026-07-28"));
+    assert_eq!(attribute(call, "mcp.principal").as_deref(), Some("ada"));
+    assert_eq!(attribute(call, "mcp.outcome").as_deref(), Some("ok"));
+    assert!(attribute(call, "mcp.duration_us").is_some());
+
+    let list = requests
+        .iter()
+        .find(|s| attribute(s, "mcp.method").as_deref() == Some("tools/list"))
+        .expect("the list's span");
+    assert_ne!(
+        list.span_context.trace_id().to_string(),
+        TRACE_ID,
+        "no traceparent: a new trace"
+    );
+    assert_eq!(list.parent_span_id.to_string(), "0000000000000000", "a root span");
+}

@@ -21,7 +21,11 @@ const PER_TICKET: Duration = Duration::from_millis(300);
 /// Exports every ticket of a month as CSV to the desk's export shelf and
 /// links to it. Takes a while; asks before overwriting an earlier export of
 /// the same month.
-#[tool(name = "after_sales_export", task(ttl_ms = 86_400_000, poll_interval_ms = 1000))]
+#[tool(
+    name = "after_sales_export",
+    task(ttl_ms = 86_400_000, poll_interval_ms = 1000),
+    scopes("tickets:read")
+)]
 async fn export(
     /// The month, as `YYYY-MM`.
     month: String,
@@ -72,7 +76,11 @@ async fn export(
 }
 
 /// An export made by `after_sales_export`.
-#[resource(uri_template = "exports://{month}.csv", mime_type = "text/csv")]
+#[resource(
+    uri_template = "exports://{month}.csv",
+    mime_type = "text/csv",
+    scopes("tickets:read")
+)]
 fn export_file(month: String, desk: State<Desk>) -> Result<String, McpError> {
     desk.export(&month)
         .ok_or_else(|| McpError::resource_not_found(&format!("exports://{month}.csv")))

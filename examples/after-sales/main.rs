@@ -8,7 +8,14 @@
 //! ```sh
 //! cargo run --example after-sales                         # stdio
 //! cargo run --example after-sales -- --http 127.0.0.1:3000
+//! # protected: tokens from this authorization server, for this URL
+//! MCP_AUTH_ISSUER=https://auth.example.com MCP_AUTH_RESOURCE=http://127.0.0.1:3000/mcp \
+//!   cargo run --example after-sales -- --http 127.0.0.1:3000
 //! ```
+//!
+//! Protected, queries need the scope `tickets:read`, opening tickets (and
+//! so refunds) `tickets:write`; a token without them does not see those
+//! tools and is refused (403) if it calls them.
 
 mod desk;
 mod export;
@@ -58,7 +65,7 @@ fn find_order(desk: &Desk, order_id: &str) -> Result<Order, String> {
 }
 
 /// Looks up an after-sales ticket and says which stage it is at.
-#[tool(name = "after_sales_query_ticket", read_only, idempotent)]
+#[tool(name = "after_sales_query_ticket", read_only, idempotent, scopes("tickets:read"))]
 fn query_ticket(
     /// The ticket id, like `T-1`.
     ticket_id: String,
@@ -70,7 +77,7 @@ fn query_ticket(
 }
 
 /// Estimates the refund for returning an order, for each refund method.
-#[tool(name = "after_sales_quote", read_only, idempotent)]
+#[tool(name = "after_sales_quote", read_only, idempotent, scopes("tickets:read"))]
 fn quote(
     /// The order id, like `ORD-1001`.
     order_id: String,
@@ -91,7 +98,7 @@ fn quote(
 }
 
 /// Opens an after-sales ticket for an order. Asks the customer how to refund.
-#[tool(name = "after_sales_create_ticket", requires(elicitation))]
+#[tool(name = "after_sales_create_ticket", requires(elicitation), scopes("tickets:write"))]
 fn create_ticket(
     /// The order id, like `ORD-1001`.
     order_id: String,
@@ -116,13 +123,17 @@ fn create_ticket(
 }
 
 /// A ticket, readable as a resource.
-#[resource(uri_template = "tickets://{ticket_id}", mime_type = "application/json")]
+#[resource(
+    uri_template = "tickets://{ticket_id}",
+    mime_type = "application/json",
+    scopes("tickets:read")
+)]
 fn ticket_resource(ticket_id: String, desk: State<Desk>) -> Option<Json<Ticket>> {
     desk.ticket(&ticket_id).map(Json)
 }
 
 /// Drafts a reply to the customer about a ticket.
-#[prompt(name = "after_sales_reply")]
+#[prompt(name = "after_sales_reply", scopes("tickets:read"))]
 fn reply(
     /// The ticket id, like `T-1`.
     ticket_id: String,

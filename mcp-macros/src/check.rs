@@ -52,9 +52,30 @@ fn arguments(cx: &Ctxt, params: &[Param], m: &str) {
     }
 }
 
+/// OAuth scopes are scope-tokens (RFC 6749 section 3.3: printable ASCII
+/// but space, `"` and `\\`), each given once.
+fn scopes(cx: &Ctxt, scopes: &[crate::parse::WithSpan<String>]) {
+    for (i, scope) in scopes.iter().enumerate() {
+        let token = !scope.value.is_empty()
+            && scope
+                .value
+                .bytes()
+                .all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E));
+        if !token {
+            cx.error(
+                scope.span,
+                "a scope is a non-empty token of printable ASCII without spaces, `\"` or `\\` (RFC 6749)",
+            );
+        } else if scopes[..i].iter().any(|s| s.value == scope.value) {
+            cx.error(scope.span, format!("the scope `{}` is given twice", scope.value));
+        }
+    }
+}
+
 /// The rules of a `#[tool]`.
 pub fn tool(cx: &Ctxt, tool: &Tool) {
     signature(cx, &tool.func, "#[tool]");
+    scopes(cx, &tool.attr.scopes);
     if tool.name.len() > mcp_grammar::MAX_TOOL_NAME {
         cx.error(
             tool.name_span,
@@ -103,6 +124,7 @@ pub fn tool(cx: &Ctxt, tool: &Tool) {
 /// The rules of a `#[prompt]`.
 pub fn prompt(cx: &Ctxt, prompt: &Prompt) {
     signature(cx, &prompt.func, "#[prompt]");
+    scopes(cx, &prompt.scopes);
     if prompt.name.is_empty() || prompt.name.len() > 128 {
         cx.error(prompt.name_span, "a prompt name has 1 to 128 characters");
     }
@@ -113,6 +135,7 @@ pub fn prompt(cx: &Ctxt, prompt: &Prompt) {
 /// cache scope, and template variables bound one to one to parameters.
 pub fn resource(cx: &Ctxt, r: &Resource) {
     signature(cx, &r.func, "#[resource]");
+    scopes(cx, &r.attr.scopes);
     arguments(cx, &r.params, "#[resource]");
     match (&r.attr.uri, &r.attr.uri_template) {
         (Some(u), Some(_)) => cx.error(u.span, "give either `uri` or `uri_template`, not both"),

@@ -29,6 +29,8 @@ pub struct ToolAttr {
     pub requires: Vec<String>,
     /// `task`, `task = required`, `task(required, ttl_ms = N, poll_interval_ms = N)`.
     pub task: Option<TaskAttr>,
+    /// `scopes("a", "b")`: the OAuth scopes a caller needs.
+    pub scopes: Vec<WithSpan<String>>,
 }
 
 /// How a tool runs as a task.
@@ -56,6 +58,7 @@ pub struct ResourceAttr {
     pub mime_type: Option<String>,
     pub ttl_ms: Option<u64>,
     pub cache_scope: Option<WithSpan<String>>,
+    pub scopes: Vec<WithSpan<String>>,
 }
 
 /// The parsed input of `#[resource]`.
@@ -71,6 +74,7 @@ pub struct PromptAttr {
     pub name: Option<WithSpan<String>>,
     pub title: Option<String>,
     pub description: Option<String>,
+    pub scopes: Vec<WithSpan<String>>,
 }
 
 /// The parsed input of `#[prompt]`.
@@ -80,9 +84,23 @@ pub struct ParsedPrompt {
 }
 
 const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task";
-const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope";
-const PROMPT_KEYS: &str = "name, title, description";
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes";
+const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes";
+const PROMPT_KEYS: &str = "name, title, description, scopes";
+
+/// `scopes("a", "b")`: string literals, with their spans.
+fn scopes(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<WithSpan<String>>> {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let list = syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated(&content)?;
+    Ok(list
+        .iter()
+        .map(|lit| WithSpan {
+            value: lit.value(),
+            span: lit.span(),
+        })
+        .collect())
+}
 
 /// A flag (`key`) or a boolean (`key = false`).
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
@@ -178,6 +196,7 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "open_world" => out.open_world = Some(flag(meta)?),
             "keep_defs" => out.keep_defs = flag(meta)?,
             "task" => out.task = Some(task(cx, meta)?),
+            "scopes" => out.scopes = scopes(meta)?,
             "requires" => meta.parse_nested_meta(|cap| {
                 let name = cap.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                 if !matches!(name.as_str(), "sampling" | "elicitation" | "roots") {
@@ -258,6 +277,7 @@ pub fn resource(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Parse
             "mime_type" => out.mime_type = Some(string(meta)?.value),
             "ttl_ms" => out.ttl_ms = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?),
             "cache_scope" => out.cache_scope = Some(string(meta)?),
+            "scopes" => out.scopes = scopes(meta)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -278,6 +298,7 @@ pub fn prompt(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedP
             "name" => out.name = Some(string(meta)?),
             "title" => out.title = Some(string(meta)?.value),
             "description" => out.description = Some(string(meta)?.value),
+            "scopes" => out.scopes = scopes(meta)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -132,6 +132,8 @@ impl Connection {
                 cancel: task_cancel.clone(),
                 principal: None,
                 session,
+                identity: None,
+                hide_unreachable: false,
             };
             let reply = crate::dispatch::handle_request(&server, &request, scope).await;
             lock(&in_flight).remove(&request.id);

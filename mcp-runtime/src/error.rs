@@ -48,6 +48,8 @@ pub struct McpError {
     code: ErrorCode,
     message: Cow<'static, str>,
     data: Option<Box<Value>>,
+    /// 403 for a token without the scopes asked for; else by the code.
+    forbidden: bool,
 }
 
 impl McpError {
@@ -57,6 +59,7 @@ impl McpError {
             code,
             message: message.into(),
             data: None,
+            forbidden: false,
         }
     }
 
@@ -124,6 +127,16 @@ impl McpError {
         Self::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
     }
 
+    /// The caller's access token lacks `scopes` (HTTP 403 with a
+    /// `WWW-Authenticate` `insufficient_scope` challenge naming them; the
+    /// JSON-RPC error is -32600 with `data.requiredScopes`).
+    pub fn insufficient_scope(scopes: &[&str]) -> Self {
+        let mut e = Self::invalid_request(format!("Forbidden: this needs the scope {}", scopes.join(" ")))
+            .with_data(serde_json::json!({ "requiredScopes": scopes }));
+        e.forbidden = true;
+        e
+    }
+
     /// The error code.
     pub fn code(&self) -> ErrorCode {
         self.code
@@ -141,6 +154,9 @@ impl McpError {
 
     /// The HTTP status a Streamable HTTP server answers this error with.
     pub fn http_status(&self) -> u16 {
+        if self.forbidden {
+            return 403;
+        }
         match self.code {
             ErrorCode::METHOD_NOT_FOUND => 404,
             ErrorCode::INTERNAL_ERROR => 500,

@@ -14,10 +14,12 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// The headers of one HTTP request, kept as the transport received them
-/// (no copies) and read only by the checks below. On stdio there are none.
+/// (no copies; shared with the handler's [`RequestHeaders`](crate::RequestHeaders)
+/// extractor, the `Authorization` header already taken out), and read by
+/// the checks below. On stdio there are none.
 #[derive(Debug, Clone, Default)]
 pub struct HeaderFacts {
-    map: Option<HeaderMap>,
+    map: Option<std::sync::Arc<HeaderMap>>,
 }
 
 /// `MCP-Protocol-Version`.
@@ -28,7 +30,14 @@ static NAME: HeaderName = HeaderName::from_static("mcp-name");
 impl HeaderFacts {
     /// The facts of a request that came with these HTTP headers.
     pub fn http(headers: HeaderMap) -> Self {
-        HeaderFacts { map: Some(headers) }
+        HeaderFacts {
+            map: Some(std::sync::Arc::new(headers)),
+        }
+    }
+
+    /// The headers, shared.
+    pub(crate) fn shared(&self) -> Option<std::sync::Arc<HeaderMap>> {
+        self.map.clone()
     }
 
     /// Whether the request came with HTTP headers at all.
@@ -41,7 +50,7 @@ impl HeaderFacts {
     /// different values: a gateway may have read the other copy, so taking
     /// the first one would not be safe.
     pub fn check_repeated(&self) -> Result<(), McpError> {
-        let Some(map) = &self.map else { return Ok(()) };
+        let Some(map) = self.map.as_deref() else { return Ok(()) };
         // The usual case: no header name repeats at all.
         if map.len() == map.keys_len() {
             return Ok(());

@@ -67,6 +67,7 @@ pub mod otel;
 mod outbound;
 mod panic;
 
+pub mod auth;
 mod content;
 mod mrtr;
 mod prompts;
@@ -101,8 +102,9 @@ pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired
 pub use prompts::IntoPromptResult;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
-    BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Middleware,
-    MiddlewareFuture, MountUris, PromptEntry, ResourceEntry, Server, ServerBuilder, ServerEvent, State, ToolEntry,
+    BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Identity, Middleware,
+    MiddlewareFuture, MountUris, PromptEntry, RequestHeaders, ResourceEntry, Server, ServerBuilder, ServerEvent, State,
+    ToolEntry,
 };
 pub use tasks::{
     MemoryTaskStore, StoreError, StoreFuture, Task, TaskChange, TaskConfig, TaskError, TaskMode, TaskRecord, TaskStore,
@@ -142,7 +144,8 @@ pub mod prelude {
     };
     pub use crate::resources::Blob;
     pub use crate::{
-        form, prompt, resource, schema, tool, Cancellation, Context, Json, McpError, Outcome, Server, State, Task,
+        form, prompt, resource, schema, tool, Cancellation, Context, Identity, Json, McpError, Outcome, RequestHeaders,
+        Server, State, Task,
     };
 }
 

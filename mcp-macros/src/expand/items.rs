@@ -81,6 +81,7 @@ fn location(fn_name: &str) -> TokenStream {
 }
 
 pub fn resource(r: &Resource) -> TokenStream {
+    let scopes: Vec<&str> = r.attr.scopes.iter().map(|s| s.value.as_str()).collect();
     let func = &r.func;
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
@@ -156,6 +157,7 @@ pub fn resource(r: &Resource) -> TokenStream {
                 cache_scope: ::mcp_runtime::__private::CacheScope::#scope,
                 read: __mcp_read,
                 completers: &__MCP_COMPLETERS,
+                scopes: &[#(#scopes),*],
                 location: #location,
             };
 
@@ -167,6 +169,7 @@ pub fn resource(r: &Resource) -> TokenStream {
 }
 
 pub fn prompt(p: &Prompt) -> TokenStream {
+    let scopes: Vec<&str> = p.scopes.iter().map(|s| s.value.as_str()).collect();
     let func = &p.func;
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
@@ -246,6 +249,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
                 arguments: &__MCP_ARGS,
                 get: __mcp_get,
                 completers: &__MCP_COMPLETERS,
+                scopes: &[#(#scopes),*],
                 location: #location,
             };
 

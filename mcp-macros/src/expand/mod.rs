@@ -100,6 +100,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
     };
     let twin_doc = format!("The registered MCP tool `{name}` (see the function `{fn_name}`).");
+    let scopes: Vec<&str> = tool.attr.scopes.iter().map(|s| s.value.as_str()).collect();
     let requires: Vec<TokenStream> = tool
         .attr
         .requires
@@ -211,6 +212,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 call: __mcp_call,
                 requires: &[#(#requires),*],
                 task: #task,
+                scopes: &[#(#scopes),*],
                 location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
             };
 

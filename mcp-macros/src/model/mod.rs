@@ -26,6 +26,8 @@ const EXTRACTORS: &[(&str, bool)] = &[
     ("State", true),
     ("Input", false),
     ("Task", false),
+    ("Identity", false),
+    ("RequestHeaders", false),
 ];
 
 pub enum ParamKind {

@@ -16,6 +16,8 @@ pub struct Prompt {
     pub params: Vec<Param>,
     pub output: Type,
     pub is_async: bool,
+    /// The OAuth scopes a caller needs.
+    pub scopes: Vec<crate::parse::WithSpan<String>>,
 }
 
 impl Prompt {
@@ -40,6 +42,7 @@ impl Prompt {
             params,
             output,
             func,
+            scopes: attr.scopes,
         }
     }
 }

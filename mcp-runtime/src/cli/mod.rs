@@ -11,6 +11,7 @@
 //! server --help     print usage
 //! ```
 
+mod auth;
 mod local;
 
 use crate::protocol::Implementation;
@@ -270,12 +271,29 @@ pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
             if let Ok(prefix) = std::env::var(SESSION_PREFIX_ENV) {
                 config.session_prefix = prefix;
             }
+            config.auth = auth::from_env(&server)
+                .await
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            let protection = match &config.auth {
+                Some(rs) => format!(
+                    "protected: tokens from {} for {} (metadata at {})",
+                    rs.authorization_servers.join(" "),
+                    rs.resource(),
+                    rs.metadata_url()
+                ),
+                None => format!(
+                    "not protected: anyone who reaches it may call it (set {} and {} to require OAuth tokens)",
+                    auth::ISSUER_ENV,
+                    auth::RESOURCE_ENV
+                ),
+            };
             let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, config).await?;
             let local = http.local_addr()?;
             let info = &server.config().info;
             eprintln!(
                 "{} {}: MCP server on Streamable HTTP at http://{local}/mcp (SIGTERM or Ctrl-C stops it gracefully)\n\
-                 Point a host at that URL, for example: {{\"mcpServers\": {{\"{}\": {{\"url\": \"http://{local}/mcp\"}}}}}}",
+                 Point a host at that URL, for example: {{\"mcpServers\": {{\"{}\": {{\"url\": \"http://{local}/mcp\"}}}}}}\n\
+                 Authorization: {protection}",
                 info.name, info.version, info.name
             );
             http.serve().await

@@ -17,6 +17,7 @@ use crate::server::{Context, RequestScope, Server};
 use serde::Serialize;
 use std::sync::Arc;
 
+mod access;
 mod completion;
 mod discover;
 mod guard;
@@ -63,6 +64,10 @@ pub struct Scope {
     pub principal: Option<String>,
     /// The legacy session the request belongs to, if any.
     pub session: Option<Arc<crate::session::Session>>,
+    /// The verified access token, when the endpoint is authorized.
+    pub identity: Option<Arc<crate::auth::AccessToken>>,
+    /// Whether lists leave out what `identity`'s scopes do not reach.
+    pub hide_unreachable: bool,
 }
 
 /// Handles one request end to end and returns its encoded response.
@@ -144,11 +149,11 @@ fn record_span(span: Option<&tracing::Span>, head: &Head<'_>, era: &'static str)
 async fn route(
     server: &Server,
     request: &Request,
-    mut scope: Scope,
+    scope: Scope,
     span: Option<&tracing::Span>,
 ) -> Result<Vec<u8>, McpError> {
     let head = Head::parse(request.params.as_deref())?;
-    let headers = std::mem::take(&mut scope.headers);
+    let headers = scope.headers.clone();
     if let Some(session) = scope.session.clone() {
         if !meta::meta_has_version(head.meta) {
             record_span(span, &head, "2025-11-25");
@@ -206,15 +211,30 @@ pub(crate) async fn serve(
     if !offered {
         return Err(McpError::method_not_found(method_name));
     }
+    let token = scope.identity.as_deref();
+    let hide = scope.hide_unreachable;
     match method {
         Method::Discover => Ok(finish(server, &discover::result(server, &catalog))),
-        Method::ToolsList => tools::list(server, &catalog, params),
-        Method::ResourcesList => resources::list(server, &catalog, params),
-        Method::ResourceTemplatesList => resources::list_templates(server, &catalog, params),
-        Method::PromptsList => prompts::list(server, &catalog, params),
+        Method::ToolsList => {
+            let items = access::visible(&catalog.tools_json, &catalog.tools, |e| &e.scopes, token, hide);
+            list::list_page(server, "tools", &items, params)
+        }
+        Method::ResourcesList => {
+            let items = access::visible(&catalog.resources_json, &catalog.resources, |e| &e.scopes, token, hide);
+            list::list_page(server, "resources", &items, params)
+        }
+        Method::ResourceTemplatesList => {
+            let items = access::visible(&catalog.templates_json, &catalog.templates, |e| &e.scopes, token, hide);
+            list::list_page(server, "resourceTemplates", &items, params)
+        }
+        Method::PromptsList => {
+            let items = access::visible(&catalog.prompts_json, &catalog.prompts, |e| &e.scopes, token, hide);
+            list::list_page(server, "prompts", &items, params)
+        }
         Method::Complete => Ok(finish(server, &completion::complete(&catalog, parse_params(params)?)?)),
         Method::ToolsCall => {
             let call = tools::CallParams::from_head(head)?;
+            access::tool(&catalog, call.name(), token)?;
             let principal = scope.principal.clone();
             let (catalog, call, headers) = (&catalog, &call, &headers);
             let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
@@ -255,6 +275,7 @@ pub(crate) async fn serve(
         }
         Method::ResourcesRead => {
             let read = resources::ReadParams::from_head(head)?;
+            access::resource(&catalog, &read.uri, token)?;
             let (catalog, read) = (&catalog, &read);
             let principal = scope.principal.clone();
             let rounds = rounds::rounds(server, request, head, meta, scope, &read.uri, |ctx| {
@@ -271,6 +292,7 @@ pub(crate) async fn serve(
         }
         Method::PromptsGet => {
             let get = prompts::GetParams::from_head(head)?;
+            access::prompt(&catalog, &get.name, token)?;
             let (catalog, get) = (&catalog, &get);
             let principal = scope.principal.clone();
             let rounds = rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {
@@ -337,6 +359,8 @@ pub(crate) fn context_with(
         mrtr,
         principal: scope.principal,
         session: scope.session,
+        identity: scope.identity,
+        headers: scope.headers.shared(),
         task: std::sync::OnceLock::new(),
     })
 }

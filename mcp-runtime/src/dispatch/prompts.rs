@@ -3,14 +3,8 @@
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::GetPromptResult;
+use crate::server::Catalog;
 use crate::server::Context;
-use crate::server::{Catalog, Server};
-use serde_json::value::RawValue;
-
-/// `prompts/list`.
-pub(crate) fn list(server: &Server, catalog: &Catalog, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    super::list::list_page(server, "prompts", &catalog.prompts_json, params)
-}
 
 /// The params of `prompts/get` this module reads.
 pub(crate) struct GetParams {

@@ -1,26 +1,11 @@
-//! Serving `resources/list`, `resources/templates/list` and `resources/read`.
+//! Serving `resources/read` (the lists are written in `dispatch/mod.rs`, through `access`).
 
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CacheScope, ResourceContents};
+use crate::server::Catalog;
 use crate::server::Context;
-use crate::server::{Catalog, Server};
 use serde::Serialize;
-use serde_json::value::RawValue;
-
-/// `resources/list`.
-pub(crate) fn list(server: &Server, catalog: &Catalog, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    super::list::list_page(server, "resources", &catalog.resources_json, params)
-}
-
-/// `resources/templates/list`.
-pub(crate) fn list_templates(
-    server: &Server,
-    catalog: &Catalog,
-    params: Option<&RawValue>,
-) -> Result<Vec<u8>, McpError> {
-    super::list::list_page(server, "resourceTemplates", &catalog.templates_json, params)
-}
 
 /// The params of `resources/read` this module reads.
 pub(crate) struct ReadParams {
@@ -51,19 +36,9 @@ pub(crate) async fn read(
     ctx: Context,
 ) -> Result<Outcome<ReadResult>, McpError> {
     let uri = params.uri.as_str();
-    let (entry, vars) = match catalog.resource_index.get(uri) {
-        Some(&i) => (&catalog.resources[i], Vec::new()),
-        None => catalog
-            .templates
-            .iter()
-            .find_map(|t| {
-                t.template
-                    .as_ref()
-                    .and_then(|tpl| tpl.matches(uri))
-                    .map(|vars| (t, vars))
-            })
-            .ok_or_else(|| McpError::resource_not_found(uri))?,
-    };
+    let (entry, vars) = catalog
+        .find_resource(uri)
+        .ok_or_else(|| McpError::resource_not_found(uri))?;
     let result = crate::panic::run_caught(|| (entry.handler)(uri, &vars, ctx)).await;
     let outcome = result.map_err(|message| {
         tracing::error!(%uri, "resource handler panicked: {message}");

@@ -4,16 +4,11 @@ use super::Head;
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::CallToolResult;
+use crate::server::Catalog;
 use crate::server::Context;
-use crate::server::{Catalog, Server};
 use crate::tasks::TaskMode;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-
-/// `tools/list`.
-pub(crate) fn list(server: &Server, catalog: &Catalog, params: Option<&RawValue>) -> Result<Vec<u8>, McpError> {
-    super::list::list_page(server, "tools", &catalog.tools_json, params)
-}
 
 /// The params of `tools/call` this module reads.
 pub(crate) struct CallParams<'a> {

@@ -127,6 +127,20 @@ impl Catalog {
 }
 
 impl Catalog {
+    /// The resource a URI names: a static one, else the first template it
+    /// matches, with the variables it binds.
+    pub(crate) fn find_resource(&self, uri: &str) -> Option<(&ResourceEntry, Vec<(String, String)>)> {
+        if let Some(&i) = self.resource_index.get(uri) {
+            return Some((&self.resources[i], Vec::new()));
+        }
+        self.templates.iter().find_map(|t| {
+            t.template
+                .as_ref()
+                .and_then(|tpl| tpl.matches(uri))
+                .map(|vars| (t, vars))
+        })
+    }
+
     /// Whether anything the catalog serves completes.
     pub(crate) fn anything_completes(&self) -> bool {
         self.prompts

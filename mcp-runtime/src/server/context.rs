@@ -22,6 +22,10 @@ pub(crate) struct RequestScope {
     pub principal: Option<String>,
     /// The legacy session the request belongs to, if any.
     pub session: Option<Arc<crate::session::Session>>,
+    /// The verified access token of an authorized HTTP request.
+    pub identity: Option<Arc<crate::auth::AccessToken>>,
+    /// The HTTP request's headers (without `Authorization`).
+    pub headers: Option<Arc<http::HeaderMap>>,
     /// Set by `tools/call` before a `#[tool(task)]` handler runs.
     pub task: std::sync::OnceLock<Arc<crate::tasks::Shared>>,
 }
@@ -170,6 +174,8 @@ impl Context {
             mrtr: s.mrtr.clone(),
             principal: s.principal.clone(),
             session: s.session.clone(),
+            identity: s.identity.clone(),
+            headers: s.headers.clone(),
             task,
         })
     }
@@ -202,11 +208,13 @@ impl Context {
 /// A handler parameter the framework fills from the request rather than from
 /// the tool's arguments (in the style of axum's extractors).
 ///
-/// Implemented for [`Context`], [`Cancellation`] and [`State<T>`](crate::State).
+/// Implemented for [`Context`], [`Cancellation`], [`State<T>`](crate::State),
+/// [`Input`](crate::Input), [`Task`](crate::Task), [`Identity`](crate::Identity)
+/// and [`RequestHeaders`](crate::RequestHeaders).
 /// Implement it for your own types, and mark such parameters `#[extract]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
-    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input, Task or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
+    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input, Task, Identity, RequestHeaders or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
 )]
 pub trait FromContext: Sized {
     /// Builds the value from the request context.

@@ -9,6 +9,7 @@ mod catalog;
 mod context;
 pub(crate) mod entry;
 mod events;
+mod identity;
 mod middleware;
 mod mount;
 pub(crate) mod registry;
@@ -21,6 +22,7 @@ pub use context::{Context, FromContext};
 pub use entry::{PromptEntry, ResourceEntry, ToolEntry};
 pub(crate) use events::{encode_event, TagMeta};
 pub use events::{EventBus, ServerEvent};
+pub use identity::{Identity, RequestHeaders};
 pub use middleware::{Call, CallKind, CallOutcome, Middleware, MiddlewareFuture};
 pub use mount::MountUris;
 pub use state::State;
@@ -219,6 +221,29 @@ impl Server {
     /// The names of the served prompts, in list order.
     pub fn prompt_names(&self) -> Vec<String> {
         self.catalog().prompts.iter().map(|p| p.prompt.name.clone()).collect()
+    }
+
+    /// Every OAuth scope a served tool, resource or prompt asks for, each
+    /// once, sorted: what a protected endpoint advertises.
+    pub fn declared_scopes(&self) -> Vec<String> {
+        let catalog = self.catalog();
+        let mut scopes: Vec<String> = catalog
+            .tools
+            .iter()
+            .flat_map(|t| &t.scopes)
+            .chain(
+                catalog
+                    .resources
+                    .iter()
+                    .chain(&catalog.templates)
+                    .flat_map(|r| &r.scopes),
+            )
+            .chain(catalog.prompts.iter().flat_map(|p| &p.scopes))
+            .cloned()
+            .collect();
+        scopes.sort();
+        scopes.dedup();
+        scopes
     }
 
     /// Adds a tool at run time (replacing one of the same name) and

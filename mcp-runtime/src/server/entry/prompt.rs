@@ -43,6 +43,8 @@ pub struct PromptDef {
     pub get: fn(serde_json::Map<String, serde_json::Value>, Context) -> PromptFuture,
     /// Arguments' completion.
     pub completers: &'static [CompleterDef],
+    /// The OAuth scopes a caller needs (`#[prompt(scopes(..))]`).
+    pub scopes: &'static [&'static str],
     /// Where the function is defined.
     pub location: &'static str,
 }
@@ -59,6 +61,8 @@ pub struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) handler: PromptHandler,
     pub(crate) completers: Vec<Completer>,
+    /// The OAuth scopes a caller needs.
+    pub(crate) scopes: Vec<String>,
     pub(crate) location: &'static str,
 }
 
@@ -95,6 +99,7 @@ impl PromptEntry {
             },
             handler: Arc::new(move |args, ctx| get(args, ctx)),
             completers: Completer::from_defs(def.completers),
+            scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             location: def.location,
         }
     }
@@ -114,8 +119,15 @@ impl PromptEntry {
             prompt,
             handler,
             completers: Vec::new(),
+            scopes: Vec::new(),
             location: "dynamic",
         }
+    }
+
+    /// The OAuth scopes a caller needs (see [`ToolEntry::scopes`](crate::ToolEntry::scopes)).
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The wire definition.

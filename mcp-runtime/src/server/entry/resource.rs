@@ -56,6 +56,8 @@ pub struct ResourceDef {
     pub read: fn(&str, &[(String, String)], Context) -> ResourceFuture,
     /// Template variables' completion.
     pub completers: &'static [CompleterDef],
+    /// The OAuth scopes a caller needs (`#[resource(scopes(..))]`).
+    pub scopes: &'static [&'static str],
     /// Where the function is defined.
     pub location: &'static str,
 }
@@ -76,6 +78,8 @@ pub struct ResourceEntry {
     pub(crate) cache_scope: CacheScope,
     pub(crate) handler: ResourceHandler,
     pub(crate) completers: Vec<Completer>,
+    /// The OAuth scopes a caller needs.
+    pub(crate) scopes: Vec<String>,
     pub(crate) location: &'static str,
 }
 
@@ -149,6 +153,7 @@ impl ResourceEntry {
             cache_scope: def.cache_scope,
             handler: Arc::new(move |uri, vars, ctx| read(uri, vars, ctx)),
             completers: Completer::from_defs(def.completers),
+            scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             location: def.location,
         })
     }
@@ -176,8 +181,15 @@ impl ResourceEntry {
             cache_scope: CacheScope::Private,
             handler,
             completers: Vec::new(),
+            scopes: Vec::new(),
             location: "dynamic",
         }
+    }
+
+    /// The OAuth scopes a caller needs (see [`ToolEntry::scopes`](crate::ToolEntry::scopes)).
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The resource's URI, or its template.

@@ -54,6 +54,8 @@ pub struct ToolDef {
     pub requires: &'static [ClientCapability],
     /// Whether it runs as a task (`#[tool(task)]`).
     pub task: TaskSupport,
+    /// The OAuth scopes a caller needs (`#[tool(scopes(..))]`).
+    pub scopes: &'static [&'static str],
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -99,6 +101,8 @@ pub struct ToolEntry {
     pub(crate) constrained: bool,
     /// Whether it runs as a task.
     pub(crate) task: TaskSupport,
+    /// The OAuth scopes a caller needs.
+    pub(crate) scopes: Vec<String>,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -121,6 +125,7 @@ impl ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: def.requires.to_vec(),
             task: def.task,
+            scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
@@ -173,6 +178,7 @@ impl ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: Vec::new(),
             task: TaskSupport::NEVER,
+            scopes: Vec::new(),
             constrained: validate::has_constraints(&tool.input_schema),
             tool,
             handler,
@@ -192,6 +198,14 @@ impl ToolEntry {
     /// `Task::from_context(&ctx)`).
     pub fn task(mut self, support: TaskSupport) -> Self {
         self.task = support;
+        self
+    }
+
+    /// The OAuth scopes a caller needs: over an authorized HTTP endpoint,
+    /// a token without them does not see the tool in `tools/list` and is
+    /// answered 403 `insufficient_scope` when it calls it.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 

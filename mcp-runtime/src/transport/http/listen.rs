@@ -123,7 +123,10 @@ fn connection(stream: TcpStream, peer: SocketAddr, service: &McpService, mut wat
         let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
             let service = service.clone();
             async move {
-                if req.uri().path() == service.config.path {
+                let path = req.uri().path();
+                let metadata =
+                    service.config.auth.is_some() && path.starts_with("/.well-known/oauth-protected-resource");
+                if path == service.config.path || metadata {
                     Ok::<_, Infallible>(service.handle(req).await)
                 } else {
                     Ok(status(StatusCode::NOT_FOUND))

@@ -62,6 +62,11 @@ pub struct HttpConfig {
     /// a load balancer routes a session's requests to the replica that
     /// holds it by this prefix (`MCP_SESSION_PREFIX` on the command line).
     pub session_prefix: String,
+    /// OAuth 2.1 authorization (default none): every request needs a bearer
+    /// token the [`ResourceServer`](crate::auth::ResourceServer)'s verifier
+    /// accepts, and the RFC 9728 metadata is served at
+    /// `/.well-known/oauth-protected-resource` (and its path-suffixed form).
+    pub auth: Option<crate::auth::ResourceServer>,
 }
 
 impl Default for HttpConfig {
@@ -79,6 +84,7 @@ impl Default for HttpConfig {
             max_sessions: 10_000,
             shutdown_grace: Duration::from_secs(30),
             session_prefix: String::new(),
+            auth: None,
         }
     }
 }
@@ -130,6 +136,21 @@ impl McpService {
             return error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why));
         }
         drop((host, origin));
+        let mut headers = headers;
+        let identity = match &self.config.auth {
+            None => None,
+            Some(auth) => {
+                if uri.path().starts_with(WELL_KNOWN_METADATA) {
+                    return metadata(auth, &method, uri.path());
+                }
+                match authorize(auth, &headers).await {
+                    Ok(token) => Some(Arc::new(token)),
+                    Err(refusal) => return refusal,
+                }
+            }
+        };
+        // The token is for this server alone: nothing below sees it.
+        headers.remove(header::AUTHORIZATION);
         // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
         let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
             None => (None, false),
@@ -208,14 +229,17 @@ impl McpService {
         if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
             return self.initialize(&request);
         }
-        let principal = self
-            .config
-            .principal_header
-            .as_deref()
-            .and_then(|h| header_text(&headers, h))
-            .map(Cow::into_owned);
+        let principal = match &identity {
+            Some(token) => Some(token.subject.clone()),
+            None => self
+                .config
+                .principal_header
+                .as_deref()
+                .and_then(|h| header_text(&headers, h))
+                .map(Cow::into_owned),
+        };
         drop((method, uri));
-        self.respond(request, HeaderFacts::http(headers), principal, session)
+        self.respond(request, HeaderFacts::http(headers), principal, session, identity)
             .await
     }
 
@@ -268,6 +292,7 @@ impl McpService {
         headers: HeaderFacts,
         principal: Option<String>,
         session: Option<Arc<Session>>,
+        identity: Option<Arc<crate::auth::AccessToken>>,
     ) -> Response<McpBody> {
         let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
@@ -277,6 +302,8 @@ impl McpService {
             cancel: cancel.clone(),
             principal,
             session,
+            identity,
+            hide_unreachable: self.config.auth.as_ref().is_some_and(|a| a.hide_unauthorized),
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));
@@ -293,7 +320,15 @@ impl McpService {
                 guard.disarm();
                 let queued = rx.drain();
                 if queued.is_empty() {
-                    json_reply(done)
+                    let challenge = match &self.config.auth {
+                        Some(auth) if done.status == 403 => insufficient_scope(auth, &done.body),
+                        _ => None,
+                    };
+                    let mut response = json_reply(done);
+                    if let Some(value) = challenge {
+                        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
+                    }
+                    response
                 } else {
                     sse(McpBody::sse(queued, rx, None, Some(done), cancel, self.config.keep_alive))
                 }
@@ -338,6 +373,72 @@ static SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session
 /// A header's value as text (invalid UTF-8 replaced), borrowed from the map.
 fn header_text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<Cow<'_, str>> {
     headers.get(name).map(crate::headers::text)
+}
+
+/// Where RFC 9728 metadata is served (followed by the resource's path).
+const WELL_KNOWN_METADATA: &str = "/.well-known/oauth-protected-resource";
+
+/// The protected resource metadata (RFC 9728), for a GET of its root or
+/// path-suffixed well-known URI.
+fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path: &str) -> Response<McpBody> {
+    let resource_path = crate::auth::split_origin(auth.resource()).map_or("", |(_, p)| p);
+    let known = path == WELL_KNOWN_METADATA || path == crate::auth::metadata_path(resource_path);
+    if !known {
+        return status(StatusCode::NOT_FOUND);
+    }
+    if method != Method::GET {
+        let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
+        r.headers_mut()
+            .insert(header::ALLOW, http::HeaderValue::from_static("GET"));
+        return r;
+    }
+    let mut r = Response::new(McpBody::full(auth.metadata().to_string().into_bytes()));
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    r
+}
+
+/// The request's verified token, or the 401 (or 503) that refuses it.
+async fn authorize(
+    auth: &crate::auth::ResourceServer,
+    headers: &HeaderMap,
+) -> Result<crate::auth::AccessToken, Response<McpBody>> {
+    use crate::auth::{challenge, Challenge, Rejection};
+    let refuse = |which: Challenge<'_>| {
+        let mut r = status(StatusCode::UNAUTHORIZED);
+        if let Ok(v) = http::HeaderValue::from_str(&challenge(auth, &which)) {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        r
+    };
+    let token = match crate::auth::bearer_token(headers) {
+        Ok(Some(token)) => token,
+        Ok(None) => return Err(refuse(Challenge::Missing)),
+        Err(why) => return Err(refuse(Challenge::Invalid(&why))),
+    };
+    match auth.verify(token).await {
+        Ok(verified) => Ok(verified),
+        Err(Rejection::Unavailable(why)) => {
+            tracing::warn!("cannot verify a token: {why}");
+            let e = crate::error::McpError::internal("The authorization server is unavailable");
+            Err(error_response(StatusCode::SERVICE_UNAVAILABLE, &e))
+        }
+        Err(why) => {
+            tracing::debug!("token refused: {why}");
+            Err(refuse(Challenge::Invalid(&why)))
+        }
+    }
+}
+
+/// The `insufficient_scope` challenge of a 403 from the dispatcher (its
+/// error's `data.requiredScopes` names the scopes).
+fn insufficient_scope(auth: &crate::auth::ResourceServer, body: &[u8]) -> Option<http::HeaderValue> {
+    let needed: Vec<String> = serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|mut v| serde_json::from_value(v["error"]["data"]["requiredScopes"].take()).ok())
+        .unwrap_or_default();
+    let value = crate::auth::challenge(auth, &crate::auth::Challenge::InsufficientScope(&needed));
+    http::HeaderValue::from_str(&value).ok()
 }
 
 fn status(code: StatusCode) -> Response<McpBody> {

@@ -1,0 +1,332 @@
+//! JWT access tokens (RFC 9068) verified with the issuer's published keys.
+
+use super::cache::TokenCache;
+use super::discovery::{client, get_json, AuthServerMetadata};
+use super::{AccessToken, Rejection, TokenVerifier, VerifyFuture};
+use base64::Engine as _;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+/// The signature algorithms a [`JwtVerifier`] may accept. There is no
+/// `none` and no HMAC here: a public key can never be used as an HMAC
+/// secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JwtAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// RSASSA-PSS with SHA-256.
+    PS256,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// ECDSA on P-384 with SHA-384.
+    ES384,
+    /// Ed25519.
+    EdDSA,
+}
+
+impl JwtAlgorithm {
+    fn jose(self) -> Algorithm {
+        match self {
+            JwtAlgorithm::RS256 => Algorithm::RS256,
+            JwtAlgorithm::RS384 => Algorithm::RS384,
+            JwtAlgorithm::RS512 => Algorithm::RS512,
+            JwtAlgorithm::PS256 => Algorithm::PS256,
+            JwtAlgorithm::ES256 => Algorithm::ES256,
+            JwtAlgorithm::ES384 => Algorithm::ES384,
+            JwtAlgorithm::EdDSA => Algorithm::EdDSA,
+        }
+    }
+}
+
+/// The issuer's keys by `kid`, and when they were fetched.
+#[derive(Default)]
+struct Keys {
+    by_id: HashMap<String, DecodingKey>,
+    fetched: Option<Instant>,
+}
+
+/// Verifies JWT access tokens (RFC 9068) with the keys the issuer publishes
+/// at its `jwks_uri`: signature by an allowed algorithm (RS256, ES256 and
+/// EdDSA by default), `typ` `at+jwt`, `iss` the issuer, `aud` this
+/// server's canonical URI, `exp` and `nbf` with a leeway (30 s). Keys are
+/// fetched once and again when a token names an unknown `kid` (at most once
+/// per [`refetch_interval`](Self::refetch_interval)), so the authorization
+/// server can rotate them without a restart here. Verified tokens are
+/// cached (10 000, 5 minutes, never past their `exp`).
+///
+/// Signatures are checked with the RustCrypto crates (through
+/// `jsonwebtoken`): only public-key verification, which the `rsa` crate's
+/// timing advisory (about private-key operations) does not concern.
+pub struct JwtVerifier {
+    issuer: String,
+    audience: String,
+    jwks_uri: String,
+    algorithms: Vec<JwtAlgorithm>,
+    leeway: Duration,
+    require_at_jwt: bool,
+    refetch_interval: Duration,
+    keys: RwLock<Arc<Keys>>,
+    fetching: tokio::sync::Mutex<()>,
+    http: reqwest::Client,
+    cache: TokenCache,
+}
+
+impl std::fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtVerifier")
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .field("jwks_uri", &self.jwks_uri)
+            .field("algorithms", &self.algorithms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JwtVerifier {
+    /// A verifier of tokens from `issuer` for `resource` (this server's
+    /// canonical URI), with the keys at `jwks_uri` (fetched on first use).
+    pub fn new(
+        issuer: impl Into<String>,
+        resource: impl Into<String>,
+        jwks_uri: impl Into<String>,
+    ) -> Result<Self, Rejection> {
+        Ok(JwtVerifier {
+            issuer: issuer.into(),
+            audience: resource.into(),
+            jwks_uri: jwks_uri.into(),
+            algorithms: vec![JwtAlgorithm::RS256, JwtAlgorithm::ES256, JwtAlgorithm::EdDSA],
+            leeway: Duration::from_secs(30),
+            require_at_jwt: true,
+            refetch_interval: Duration::from_secs(30),
+            keys: RwLock::default(),
+            fetching: tokio::sync::Mutex::new(()),
+            http: client()?,
+            cache: TokenCache::new(10_000, Duration::from_secs(300)),
+        })
+    }
+
+    /// Finds `jwks_uri` in the issuer's metadata (RFC 8414, or OpenID
+    /// Connect Discovery) and fetches the keys once.
+    pub async fn discover(issuer: &str, resource: impl Into<String>) -> Result<Self, Rejection> {
+        let meta = AuthServerMetadata::discover(issuer).await?;
+        let jwks = meta
+            .jwks_uri
+            .ok_or_else(|| Rejection::Unavailable(format!("the metadata of {issuer} has no jwks_uri")))?;
+        let verifier = JwtVerifier::new(meta.issuer, resource, jwks)?;
+        verifier.refetch().await?;
+        Ok(verifier)
+    }
+
+    /// The algorithms accepted (default RS256, ES256, EdDSA).
+    pub fn algorithms(mut self, algorithms: &[JwtAlgorithm]) -> Self {
+        self.algorithms = algorithms.to_vec();
+        self
+    }
+
+    /// The clock skew allowed on `exp` and `nbf` (default 30 s).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// Whether the JOSE header's `typ` must be `at+jwt` (RFC 9068; default
+    /// `true`). Some authorization servers issue access tokens typed `JWT`.
+    pub fn require_access_token_type(mut self, require: bool) -> Self {
+        self.require_at_jwt = require;
+        self
+    }
+
+    /// The shortest time between two key fetches caused by unknown key ids
+    /// (default 30 s), so that forged `kid`s cannot make this server hammer
+    /// the authorization server.
+    pub fn refetch_interval(mut self, interval: Duration) -> Self {
+        self.refetch_interval = interval;
+        self
+    }
+
+    /// How many verified tokens are kept, and for how long at most
+    /// (default 10 000 for 5 minutes; 0 keeps none).
+    pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
+        self.cache = TokenCache::new(capacity, ttl);
+        self
+    }
+
+    fn keys(&self) -> Arc<Keys> {
+        self.keys.read().map(|k| k.clone()).unwrap_or_default()
+    }
+
+    /// Fetches the key set now.
+    async fn refetch(&self) -> Result<(), Rejection> {
+        let set: JwkSet = get_json(&self.http, &self.jwks_uri).await?;
+        let mut by_id = HashMap::new();
+        for jwk in &set.keys {
+            let signing = !matches!(
+                jwk.common.public_key_use,
+                Some(jsonwebtoken::jwk::PublicKeyUse::Encryption)
+            );
+            if let (Some(kid), true) = (&jwk.common.key_id, signing) {
+                if let Ok(key) = DecodingKey::from_jwk(jwk) {
+                    by_id.insert(kid.clone(), key);
+                }
+            }
+        }
+        tracing::debug!(jwks = %self.jwks_uri, keys = by_id.len(), "fetched the issuer's keys");
+        let keys = Arc::new(Keys {
+            by_id,
+            fetched: Some(Instant::now()),
+        });
+        if let Ok(mut slot) = self.keys.write() {
+            *slot = keys;
+        }
+        Ok(())
+    }
+
+    /// The key named `kid`, refetching the set once if it is unknown and
+    /// the last fetch is old enough.
+    async fn key(&self, kid: &str) -> Result<DecodingKey, Rejection> {
+        if let Some(key) = self.keys().by_id.get(kid) {
+            return Ok(key.clone());
+        }
+        let _one_at_a_time = self.fetching.lock().await;
+        let keys = self.keys();
+        if let Some(key) = keys.by_id.get(kid) {
+            return Ok(key.clone());
+        }
+        let due = keys.fetched.is_none_or(|at| at.elapsed() >= self.refetch_interval);
+        if !due {
+            return Err(Rejection::UnknownKey(kid.to_owned()));
+        }
+        self.refetch().await?;
+        self.keys()
+            .by_id
+            .get(kid)
+            .cloned()
+            .ok_or_else(|| Rejection::UnknownKey(kid.to_owned()))
+    }
+
+    async fn check(&self, token: &str) -> Result<AccessToken, Rejection> {
+        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+        let alg = header_alg(token)?;
+        let allowed = self
+            .algorithms
+            .iter()
+            .map(|a| a.jose())
+            .find(|a| format!("{a:?}") == alg);
+        let Some(algorithm) = allowed else {
+            return Err(Rejection::Algorithm(alg));
+        };
+        let header = jsonwebtoken::decode_header(token).map_err(|e| Rejection::Malformed(e.to_string()))?;
+        if self.require_at_jwt {
+            let typ = header.typ.clone().unwrap_or_default();
+            let at_jwt = typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt");
+            if !at_jwt {
+                return Err(Rejection::NotAccessToken(typ));
+            }
+        }
+        let kid = header
+            .kid
+            .ok_or_else(|| Rejection::Malformed("the token names no key (kid)".into()))?;
+        let key = self.key(&kid).await?;
+        let mut validation = Validation::new(algorithm);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&[&self.audience]);
+        validation.leeway = self.leeway.as_secs();
+        validation.validate_nbf = true;
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind;
+            match e.kind() {
+                ErrorKind::ExpiredSignature | ErrorKind::ImmatureSignature => Rejection::Expired,
+                ErrorKind::InvalidSignature => Rejection::Signature,
+                ErrorKind::InvalidIssuer => Rejection::Issuer(claim(token, "iss")),
+                ErrorKind::InvalidAudience => Rejection::Audience(claim(token, "aud")),
+                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => Rejection::Algorithm(alg.clone()),
+                _ => Rejection::Malformed(e.to_string()),
+            }
+        })?;
+        Ok(access_token(data.claims))
+    }
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        Box::pin(async move {
+            if let Some(known) = self.cache.get(token) {
+                return Ok(known);
+            }
+            let verified = self.check(token).await?;
+            self.cache.put(token, &verified);
+            Ok(verified)
+        })
+    }
+}
+
+/// The JOSE header's `alg`, read before anything trusts the header.
+fn header_alg(token: &str) -> Result<String, Rejection> {
+    let mut parts = token.split('.');
+    let (Some(head), Some(_), Some(_), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        return Err(Rejection::Malformed("not a JWT (three dot-separated parts)".into()));
+    };
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(head)
+        .map_err(|_| Rejection::Malformed("the JOSE header is not base64url".into()))?;
+    let header: Map<String, Value> =
+        serde_json::from_slice(&bytes).map_err(|_| Rejection::Malformed("the JOSE header is not JSON".into()))?;
+    match header.get("alg") {
+        Some(Value::String(alg)) => Ok(alg.clone()),
+        _ => Err(Rejection::Malformed("the JOSE header has no alg".into())),
+    }
+}
+
+/// A claim of an unverified token, for an error message only.
+fn claim(token: &str, name: &str) -> String {
+    token
+        .split('.')
+        .nth(1)
+        .and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).ok())
+        .and_then(|b| serde_json::from_slice::<Map<String, Value>>(&b).ok())
+        .and_then(|c| c.get(name).cloned())
+        .map(|v| match v {
+            Value::String(s) => s,
+            other => other.to_string(),
+        })
+        .unwrap_or_default()
+}
+
+/// Strings of a claim that is a string or an array of strings.
+fn strings(value: Option<&Value>, split_spaces: bool) -> Vec<String> {
+    match value {
+        Some(Value::String(s)) if split_spaces => s.split_whitespace().map(str::to_owned).collect(),
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The token's fields from its claims (or an introspection response).
+pub(crate) fn access_token(claims: Map<String, Value>) -> AccessToken {
+    let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
+    let client_id = text("client_id").or_else(|| text("azp"));
+    let mut scopes = strings(claims.get("scope"), true);
+    if scopes.is_empty() {
+        scopes = strings(claims.get("scp"), true);
+    }
+    AccessToken {
+        subject: text("sub").or_else(|| client_id.clone()).unwrap_or_default(),
+        client_id,
+        scopes,
+        audience: strings(claims.get("aud"), false),
+        issuer: text("iss"),
+        expires_at: claims.get("exp").and_then(Value::as_u64),
+        claims,
+    }
+}

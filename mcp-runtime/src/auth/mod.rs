@@ -1,0 +1,261 @@
+//! Authorization (MCP `basic/authorization`): the server as an OAuth 2.1
+//! resource server. Over HTTP, every request carries a bearer token that a
+//! [`TokenVerifier`] checks (signature or introspection, issuer, audience
+//! bound to this server's canonical URI per RFC 8707, expiry); a missing or
+//! bad one is a 401 whose `WWW-Authenticate` names the RFC 9728 protected
+//! resource metadata this server publishes; a token without the scopes a
+//! tool, resource or prompt asks for is a 403 `insufficient_scope` naming
+//! them. The verified token reaches handlers through the
+//! [`Identity`](crate::Identity) extractor, never the token itself.
+//!
+//! stdio is not authorized this way (the spec leaves it to credentials
+//! from the environment): requests there carry no identity, and scopes are
+//! not checked.
+//!
+//! The verifiers that talk to an authorization server, [`JwtVerifier`] and
+//! [`IntrospectionVerifier`], are in the `auth` feature.
+
+#[cfg(feature = "auth")]
+mod cache;
+mod challenge;
+#[cfg(feature = "auth")]
+mod discovery;
+#[cfg(feature = "auth")]
+mod introspection;
+#[cfg(feature = "auth")]
+mod jwt;
+
+pub(crate) use challenge::{bearer_token, challenge, metadata_path, Challenge};
+#[cfg(feature = "auth")]
+pub use discovery::AuthServerMetadata;
+#[cfg(feature = "auth")]
+pub use introspection::IntrospectionVerifier;
+#[cfg(feature = "auth")]
+pub use jwt::{JwtAlgorithm, JwtVerifier};
+
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A verified access token: who it was issued to and what it grants.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AccessToken {
+    /// `sub`: the resource owner, or the client itself for a
+    /// client-credentials token. The request's principal.
+    pub subject: String,
+    /// `client_id`: the OAuth client the token was issued to, if known.
+    pub client_id: Option<String>,
+    /// The granted scopes (`scope`, space-separated, or `scp`).
+    pub scopes: Vec<String>,
+    /// `aud`: the resources the token is for (this server's URI among them).
+    pub audience: Vec<String>,
+    /// `iss`: the authorization server that issued it.
+    pub issuer: Option<String>,
+    /// `exp`, seconds since the Unix epoch, if the token expires.
+    pub expires_at: Option<u64>,
+    /// Every claim (or introspection member), for what the fields above
+    /// do not name.
+    pub claims: Map<String, Value>,
+}
+
+impl AccessToken {
+    /// Whether the token grants `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+
+    /// The scopes of `required` the token does not grant.
+    pub fn missing<'a>(&self, required: &'a [String]) -> Vec<&'a str> {
+        required
+            .iter()
+            .filter(|r| !self.has_scope(r))
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+/// Why a token was not accepted: each is a 401 with
+/// `error="invalid_token"` and this as the description, except
+/// [`Unavailable`](Rejection::Unavailable) (the authorization server could
+/// not be asked: a 503, the token is not judged).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    /// Not a well-formed token of the kind the verifier reads.
+    #[error("malformed token: {0}")]
+    Malformed(String),
+    /// Signed with an algorithm the verifier does not accept (`none`, an
+    /// HMAC, or one off the allow-list).
+    #[error("algorithm {0} is not accepted")]
+    Algorithm(String),
+    /// Its key id is not among the issuer's keys, even after a refetch.
+    #[error("unknown signing key {0:?}")]
+    UnknownKey(String),
+    /// The signature does not verify.
+    #[error("bad signature")]
+    Signature,
+    /// Issued by another authorization server.
+    #[error("issued by {0:?}, not by the expected issuer")]
+    Issuer(String),
+    /// Not issued for this server (RFC 8707 audience).
+    #[error("not issued for this resource (audience {0:?})")]
+    Audience(String),
+    /// Expired, or not valid yet.
+    #[error("expired or not yet valid")]
+    Expired,
+    /// Not a JWT access token (RFC 9068 `typ` is not `at+jwt`).
+    #[error("not an access token (typ {0:?})")]
+    NotAccessToken(String),
+    /// Introspection says the token is not active (revoked, expired, unknown).
+    #[error("token is not active")]
+    Inactive,
+    /// The authorization server could not be reached or answered wrongly.
+    #[error("the authorization server is unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// The future a [`TokenVerifier`] returns.
+pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<AccessToken, Rejection>> + Send + 'a>>;
+
+/// Checks a bearer token: its signature or its status at the authorization
+/// server, its issuer, its audience (this server's canonical URI), its
+/// expiry. Implement it for a token format of your own; [`JwtVerifier`]
+/// and [`IntrospectionVerifier`] (the `auth` feature) are built in.
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// The verified token, or why it is not accepted.
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
+}
+
+/// What protects a Streamable HTTP endpoint: this server's canonical URI,
+/// the authorization servers that issue tokens for it, and the verifier.
+#[derive(Clone)]
+pub struct ResourceServer {
+    pub(crate) resource: String,
+    pub(crate) authorization_servers: Vec<String>,
+    pub(crate) scopes_supported: Vec<String>,
+    pub(crate) verifier: Arc<dyn TokenVerifier>,
+    pub(crate) hide_unauthorized: bool,
+}
+
+impl std::fmt::Debug for ResourceServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceServer")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
+            .field("scopes_supported", &self.scopes_supported)
+            .field("hide_unauthorized", &self.hide_unauthorized)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ResourceServer {
+    /// Protects the endpoint whose canonical URI is `resource` (for example
+    /// `https://mcp.example.com/mcp`: the audience tokens must carry) with
+    /// tokens from `authorization_server` (its issuer URL), checked by
+    /// `verifier`.
+    pub fn new(
+        resource: impl Into<String>,
+        authorization_server: impl Into<String>,
+        verifier: impl TokenVerifier,
+    ) -> Self {
+        ResourceServer {
+            resource: resource.into(),
+            authorization_servers: vec![authorization_server.into()],
+            scopes_supported: Vec::new(),
+            verifier: Arc::new(verifier),
+            hide_unauthorized: true,
+        }
+    }
+
+    /// The scopes listed in the metadata (`scopes_supported`) and asked for
+    /// in a 401 challenge (clients request them).
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether lists leave out what the caller's scopes do not reach
+    /// (default `true`); calling such an item is a 403 either way.
+    pub fn hide_unauthorized(mut self, hide: bool) -> Self {
+        self.hide_unauthorized = hide;
+        self
+    }
+
+    /// The canonical URI of the protected endpoint.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The RFC 9728 protected resource metadata document.
+    pub fn metadata(&self) -> Value {
+        let mut doc = Map::new();
+        doc.insert("resource".into(), Value::String(self.resource.clone()));
+        doc.insert(
+            "authorization_servers".into(),
+            self.authorization_servers.clone().into(),
+        );
+        if !self.scopes_supported.is_empty() {
+            doc.insert("scopes_supported".into(), self.scopes_supported.clone().into());
+        }
+        doc.insert("bearer_methods_supported".into(), vec!["header"].into());
+        Value::Object(doc)
+    }
+
+    /// The URL of the metadata document: the path-suffixed well-known URI
+    /// of the resource (RFC 9728 section 3.1).
+    pub fn metadata_url(&self) -> String {
+        match split_origin(&self.resource) {
+            Some((origin, path)) => format!("{origin}{}", metadata_path(path)),
+            None => format!(
+                "{}/.well-known/oauth-protected-resource",
+                self.resource.trim_end_matches('/')
+            ),
+        }
+    }
+
+    /// Verifies a request's token.
+    pub(crate) async fn verify(&self, token: &str) -> Result<AccessToken, Rejection> {
+        self.verifier.verify(token).await
+    }
+}
+
+/// `https://host:port` and the path of a URL.
+pub(crate) fn split_origin(url: &str) -> Option<(&str, &str)> {
+    let after_scheme = url.find("://")? + 3;
+    let path_at = url[after_scheme..].find('/').map_or(url.len(), |i| after_scheme + i);
+    Some((&url[..path_at], &url[path_at..]))
+}
+
+/// Whether `granted` reaches an item asking for `required` scopes.
+pub(crate) fn reaches(identity: Option<&AccessToken>, required: &[String]) -> bool {
+    match identity {
+        None => true,
+        Some(token) => required.iter().all(|r| token.has_scope(r)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_metadata_url_is_path_suffixed() {
+        let rs = ResourceServer::new("https://mcp.example.com/mcp", "https://as.example.com", NoVerifier);
+        assert_eq!(
+            rs.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        let root = ResourceServer::new("http://127.0.0.1:3000", "https://as", NoVerifier);
+        assert_eq!(
+            root.metadata_url(),
+            "http://127.0.0.1:3000/.well-known/oauth-protected-resource"
+        );
+    }
+
+    struct NoVerifier;
+    impl TokenVerifier for NoVerifier {
+        fn verify<'a>(&'a self, _token: &'a str) -> VerifyFuture<'a> {
+            Box::pin(async { Err(Rejection::Inactive) })
+        }
+    }
+}

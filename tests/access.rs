@@ -1,0 +1,203 @@
+//! Scopes per primitive, and identity in handlers, without an
+//! authorization server: a verifier of this test's own maps fixed tokens
+//! to scopes (the real verifiers meet a real authorization server in
+//! `tests/auth.rs`). Dynamic entries, resources, templates and prompts
+//! carry scopes like tools; hiding can be turned off; on stdio (no token)
+//! nothing is checked and `Identity` is empty.
+
+mod support;
+
+use mcp_runtime::auth::{AccessToken, Rejection, ResourceServer, TokenVerifier, VerifyFuture};
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::{Prompt, Resource, Tool};
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use mcp_runtime::{PromptEntry, ResourceEntry, ToolEntry};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use support::http::*;
+
+/// `reader` has tickets:read, `writer` both scopes; anything else is refused.
+struct FixedTokens;
+
+impl TokenVerifier for FixedTokens {
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        Box::pin(async move {
+            let scopes: &[&str] = match token {
+                "reader" => &["tickets:read"],
+                "writer" => &["tickets:read", "tickets:write"],
+                _ => return Err(Rejection::Inactive),
+            };
+            Ok(AccessToken {
+                subject: token.to_owned(),
+                scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+                ..AccessToken::default()
+            })
+        })
+    }
+}
+
+/// Who calls.
+#[tool]
+fn who(identity: Identity, headers: RequestHeaders) -> String {
+    format!(
+        "{} over {}",
+        identity.subject().unwrap_or("nobody"),
+        if headers.map().is_some() { "http" } else { "stdio" }
+    )
+}
+
+fn server() -> Server {
+    let tool = |name: &str| -> Tool {
+        serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}})).unwrap()
+    };
+    let resource: Resource = serde_json::from_value(json!({"uri": "tickets://all", "name": "all"})).unwrap();
+    let prompt: Prompt = serde_json::from_value(json!({"name": "draft"})).unwrap();
+    Server::builder()
+        .empty()
+        .tool::<who>()
+        .tool_entry(ToolEntry::dynamic(tool("close"), |_, _| async { "closed" }).scopes(["tickets:write"]))
+        .resource_entry(ResourceEntry::dynamic(resource, |_, _| async { "all tickets" }).scopes(["tickets:write"]))
+        .prompt_entry(
+            PromptEntry::dynamic(prompt, |_, _| async { String::from("Dear customer,") }).scopes(["tickets:write"]),
+        )
+        .build()
+        .unwrap()
+}
+
+async fn serve(hide: bool) -> SocketAddr {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let config = HttpConfig {
+        auth: Some(ResourceServer::new(resource, "https://as.example", FixedTokens).hide_unauthorized(hide)),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server(), &format!("127.0.0.1:{port}"), config)
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.serve_until(std::future::pending()));
+    addr
+}
+
+async fn ask(addr: SocketAddr, token: &str, method: &str, name: Option<&str>, mut params: Value) -> Answer {
+    params["_meta"] = support::meta_with(json!({}));
+    let bearer = format!("Bearer {token}");
+    let headers = with_header(standard_headers(method, name), "authorization", Some(&bearer));
+    post(addr, &headers, rpc(1, method, params)).await
+}
+
+async fn names(addr: SocketAddr, token: &str, method: &str, key: &str, field: &str) -> Vec<String> {
+    let a = ask(addr, token, method, None, json!({})).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    a.json(Some(method))["result"][key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[field].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn dynamic_entries_resources_and_prompts_carry_scopes() {
+    let addr = serve(true).await;
+    assert_eq!(names(addr, "reader", "tools/list", "tools", "name").await, ["who"]);
+    assert_eq!(
+        names(addr, "writer", "tools/list", "tools", "name").await,
+        ["close", "who"]
+    );
+    assert!(names(addr, "reader", "resources/list", "resources", "uri")
+        .await
+        .is_empty());
+    assert!(names(addr, "reader", "prompts/list", "prompts", "name")
+        .await
+        .is_empty());
+    assert_eq!(
+        names(addr, "writer", "prompts/list", "prompts", "name").await,
+        ["draft"]
+    );
+
+    let close = ask(
+        addr,
+        "reader",
+        "tools/call",
+        Some("close"),
+        json!({"name": "close", "arguments": {}}),
+    )
+    .await;
+    assert_error(
+        &close,
+        Some("tools/call"),
+        hyper::StatusCode::FORBIDDEN,
+        -32600,
+        Some(1),
+    );
+    let read = ask(
+        addr,
+        "reader",
+        "resources/read",
+        Some("tickets://all"),
+        json!({"uri": "tickets://all"}),
+    )
+    .await;
+    assert_error(
+        &read,
+        Some("resources/read"),
+        hyper::StatusCode::FORBIDDEN,
+        -32600,
+        Some(1),
+    );
+    assert!(read.headers["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .contains("insufficient_scope"));
+    let get = ask(addr, "reader", "prompts/get", Some("draft"), json!({"name": "draft"})).await;
+    assert_error(&get, Some("prompts/get"), hyper::StatusCode::FORBIDDEN, -32600, Some(1));
+
+    let who = ask(
+        addr,
+        "writer",
+        "tools/call",
+        Some("who"),
+        json!({"name": "who", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(
+        who.json(Some("tools/call"))["result"]["content"][0]["text"],
+        "writer over http"
+    );
+    let bad = ask(addr, "forged", "tools/list", None, json!({})).await;
+    assert_eq!(bad.status, 401);
+}
+
+#[tokio::test]
+async fn hiding_can_be_turned_off_and_calls_are_still_refused() {
+    let addr = serve(false).await;
+    assert_eq!(
+        names(addr, "reader", "tools/list", "tools", "name").await,
+        ["close", "who"]
+    );
+    let close = ask(
+        addr,
+        "reader",
+        "tools/call",
+        Some("close"),
+        json!({"name": "close", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(close.status, 403, "{}", close.text);
+}
+
+#[tokio::test]
+async fn without_a_token_nothing_is_checked_and_identity_is_empty() {
+    let client = TestClient::new(&server());
+    assert_eq!(
+        client.call_tool("who", json!({})).await.unwrap().text(),
+        "nobody over stdio"
+    );
+    assert_eq!(client.call_tool("close", json!({})).await.unwrap().text(), "closed");
+}

@@ -28,11 +28,11 @@ impl TokenVerifier for FixedTokens {
                 "writer" => &["tickets:read", "tickets:write"],
                 _ => return Err(Rejection::Inactive),
             };
-            Ok(AccessToken {
+            Ok(std::sync::Arc::new(AccessToken {
                 subject: token.to_owned(),
                 scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
                 ..AccessToken::default()
-            })
+            }))
         })
     }
 }
@@ -200,4 +200,68 @@ async fn without_a_token_nothing_is_checked_and_identity_is_empty() {
         "nobody over stdio"
     );
     assert_eq!(client.call_tool("close", json!({})).await.unwrap().text(), "closed");
+}
+
+/// A yes or no.
+#[mcp_runtime::form]
+struct Go {
+    /// Go ahead?
+    confirm: bool,
+}
+
+/// Asks the caller to confirm.
+#[tool]
+fn confirm(input: Input) -> Flow<String> {
+    let ok = input
+        .elicit::<Go>("ok", "Go ahead?")?
+        .accepted()
+        .is_some_and(|g| g.confirm);
+    Ok(format!("confirmed: {ok}"))
+}
+
+#[tokio::test]
+async fn request_state_is_bound_to_the_tokens_subject() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let config = HttpConfig {
+        auth: Some(ResourceServer::new(
+            format!("http://127.0.0.1:{port}/mcp"),
+            "https://as.example",
+            FixedTokens,
+        )),
+        ..HttpConfig::default()
+    };
+    let server = Server::builder().empty().tool::<confirm>().build().unwrap();
+    let http = HttpServer::bind(server, &format!("127.0.0.1:{port}"), config)
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.serve_until(std::future::pending()));
+    let call = |token: &'static str, extra: Value| async move {
+        let mut params = json!({"name": "confirm", "arguments": {}});
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        params["_meta"] = support::meta_with(json!({"elicitation": {}}));
+        let bearer = format!("Bearer {token}");
+        let headers = with_header(
+            standard_headers("tools/call", Some("confirm")),
+            "authorization",
+            Some(&bearer),
+        );
+        post(addr, &headers, rpc(1, "tools/call", params)).await
+    };
+    let first = call("reader", json!({})).await.json(Some("tools/call"));
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let retry = json!({
+        "requestState": first["result"]["requestState"],
+        "inputResponses": {"ok": {"action": "accept", "content": {"confirm": true}}},
+    });
+    let stolen = call("writer", retry.clone()).await;
+    assert_eq!(stolen.status, 400, "another subject cannot resume it: {}", stolen.text);
+    let own = call("reader", retry).await.json(Some("tools/call"));
+    assert_eq!(own["result"]["resultType"], "complete", "{own}");
 }

@@ -106,6 +106,7 @@ fn create_ticket(
     reason: String,
     desk: State<Desk>,
     input: Input,
+    identity: Identity,
 ) -> Flow<Json<Ticket>> {
     let order = find_order(&desk, &order_id)?;
     let message = format!(
@@ -119,6 +120,9 @@ fn create_ticket(
     };
     // Side effects come after the last ask: this runs once, in the final round.
     let ticket = desk.open_ticket(&order, reason, choice.method, choice.note);
+    // Who opened it: the token's subject over protected HTTP (nobody is named on stdio).
+    let by = identity.subject().unwrap_or("a local user");
+    tracing::info!(ticket = %ticket.id, order = %order.id, "ticket opened by {by}");
     Ok(Json(ticket))
 }
 

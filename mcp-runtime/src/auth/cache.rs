@@ -3,13 +3,34 @@
 
 use super::AccessToken;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// A token's fingerprint: its length and its last 64 bytes (a JWT's
+/// signature), hashed, so that a lookup does not hash the whole of a
+/// kilobyte-long token. Entries under one fingerprint are told apart by the
+/// whole token.
+fn fingerprint(token: &str) -> u64 {
+    let bytes = token.as_bytes();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.len().hash(&mut h);
+    bytes[bytes.len().saturating_sub(64)..].hash(&mut h);
+    h.finish()
+}
+
+struct Entry {
+    token: Box<str>,
+    verified: Arc<AccessToken>,
+    until: Instant,
+}
+
+type Entries = HashMap<u64, Vec<Entry>>;
 
 /// Verified tokens, each until the earlier of its `exp` and `ttl` after it
 /// was verified; at most `capacity`, the oldest going first.
 pub(crate) struct TokenCache {
-    entries: Mutex<HashMap<String, (Arc<AccessToken>, Instant)>>,
+    entries: Mutex<Entries>,
     capacity: usize,
     ttl: Duration,
 }
@@ -23,26 +44,26 @@ impl TokenCache {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Arc<AccessToken>, Instant)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The verified token, if it is cached and still valid.
-    pub(crate) fn get(&self, token: &str) -> Option<AccessToken> {
-        let now = Instant::now();
-        let mut entries = self.lock();
-        match entries.get(token) {
-            Some((verified, until)) if *until > now => Some(AccessToken::clone(verified)),
-            Some(_) => {
-                entries.remove(token);
-                None
-            }
-            None => None,
+    pub(crate) fn get(&self, token: &str) -> Option<Arc<AccessToken>> {
+        if self.capacity == 0 {
+            return None;
         }
+        let now = Instant::now();
+        let entries = self.lock();
+        entries
+            .get(&fingerprint(token))?
+            .iter()
+            .find(|e| &*e.token == token && e.until > now)
+            .map(|e| e.verified.clone())
     }
 
     /// Keeps a verified token.
-    pub(crate) fn put(&self, token: &str, verified: &AccessToken) {
+    pub(crate) fn put(&self, token: &str, verified: &Arc<AccessToken>) {
         if self.capacity == 0 {
             return;
         }
@@ -57,15 +78,32 @@ impl TokenCache {
             until = until.min(now + left);
         }
         let mut entries = self.lock();
-        if entries.len() >= self.capacity {
-            entries.retain(|_, (_, u)| *u > now);
+        let mut len = entries.values().map(Vec::len).sum::<usize>();
+        if len >= self.capacity {
+            for bucket in entries.values_mut() {
+                bucket.retain(|e| e.until > now);
+            }
+            entries.retain(|_, bucket| !bucket.is_empty());
+            len = entries.values().map(Vec::len).sum();
         }
-        if entries.len() >= self.capacity {
-            if let Some(oldest) = entries.iter().min_by_key(|(_, (_, u))| *u).map(|(k, _)| k.clone()) {
-                entries.remove(&oldest);
+        if len >= self.capacity {
+            let oldest = entries
+                .iter()
+                .flat_map(|(k, bucket)| bucket.iter().map(move |e| (*k, e.until)))
+                .min_by_key(|(_, u)| *u);
+            if let Some((key, u)) = oldest {
+                if let Some(bucket) = entries.get_mut(&key) {
+                    bucket.retain(|e| e.until != u);
+                }
             }
         }
-        entries.insert(token.to_owned(), (Arc::new(verified.clone()), until));
+        let bucket = entries.entry(fingerprint(token)).or_default();
+        bucket.retain(|e| &*e.token != token);
+        bucket.push(Entry {
+            token: token.into(),
+            verified: verified.clone(),
+            until,
+        });
     }
 }
 
@@ -76,19 +114,19 @@ mod tests {
     #[test]
     fn entries_expire_and_the_cache_stays_bounded() {
         let cache = TokenCache::new(2, Duration::from_secs(60));
-        let token = AccessToken {
+        let token = Arc::new(AccessToken {
             subject: "a".into(),
             ..AccessToken::default()
-        };
+        });
         cache.put("t1", &token);
         cache.put("t2", &token);
         cache.put("t3", &token);
-        assert_eq!(cache.lock().len(), 2);
+        assert_eq!(cache.lock().values().map(Vec::len).sum::<usize>(), 2);
         assert!(cache.get("t3").is_some());
-        let expired = AccessToken {
+        let expired = Arc::new(AccessToken {
             expires_at: Some(1),
-            ..token
-        };
+            ..AccessToken::clone(&token)
+        });
         cache.put("old", &expired);
         assert!(
             cache.get("old").is_none(),

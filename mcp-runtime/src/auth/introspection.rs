@@ -6,6 +6,7 @@ use super::discovery::{client, read_json, AuthServerMetadata};
 use super::jwt::access_token;
 use super::{AccessToken, Rejection, TokenVerifier, VerifyFuture};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Asks the authorization server about each token (RFC 7662), as a client
@@ -117,7 +118,7 @@ impl TokenVerifier for IntrospectionVerifier {
             if let Some(known) = self.cache.get(token) {
                 return Ok(known);
             }
-            let verified = self.introspect(token).await?;
+            let verified = Arc::new(self.introspect(token).await?);
             self.cache.put(token, &verified);
             Ok(verified)
         })

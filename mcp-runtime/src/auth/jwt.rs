@@ -263,7 +263,7 @@ impl TokenVerifier for JwtVerifier {
             if let Some(known) = self.cache.get(token) {
                 return Ok(known);
             }
-            let verified = self.check(token).await?;
+            let verified = Arc::new(self.check(token).await?);
             self.cache.put(token, &verified);
             Ok(verified)
         })

@@ -115,11 +115,12 @@ pub enum Rejection {
 }
 
 /// The future a [`TokenVerifier`] returns.
-pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<AccessToken, Rejection>> + Send + 'a>>;
+pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Arc<AccessToken>, Rejection>> + Send + 'a>>;
 
 /// Checks a bearer token: its signature or its status at the authorization
 /// server, its issuer, its audience (this server's canonical URI), its
-/// expiry. Implement it for a token format of your own; [`JwtVerifier`]
+/// expiry. The verified token is shared (`Arc`): a verifier that caches
+/// hands out the same one for every request that carries it. Implement it for a token format of your own; [`JwtVerifier`]
 /// and [`IntrospectionVerifier`] (the `auth` feature) are built in.
 pub trait TokenVerifier: Send + Sync + 'static {
     /// The verified token, or why it is not accepted.
@@ -214,7 +215,7 @@ impl ResourceServer {
     }
 
     /// Verifies a request's token.
-    pub(crate) async fn verify(&self, token: &str) -> Result<AccessToken, Rejection> {
+    pub(crate) async fn verify(&self, token: &str) -> Result<Arc<AccessToken>, Rejection> {
         self.verifier.verify(token).await
     }
 }

@@ -144,7 +144,7 @@ impl McpService {
                     return metadata(auth, &method, uri.path());
                 }
                 match authorize(auth, &headers).await {
-                    Ok(token) => Some(Arc::new(token)),
+                    Ok(token) => Some(token),
                     Err(refusal) => return refusal,
                 }
             }
@@ -402,7 +402,7 @@ fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path: &str) -> 
 async fn authorize(
     auth: &crate::auth::ResourceServer,
     headers: &HeaderMap,
-) -> Result<crate::auth::AccessToken, Response<McpBody>> {
+) -> Result<Arc<crate::auth::AccessToken>, Response<McpBody>> {
     use crate::auth::{challenge, Challenge, Rejection};
     let refuse = |which: Challenge<'_>| {
         let mut r = status(StatusCode::UNAUTHORIZED);

@@ -265,3 +265,75 @@ async fn request_state_is_bound_to_the_tokens_subject() {
     let own = call("reader", retry).await.json(Some("tools/call"));
     assert_eq!(own["result"]["resultType"], "complete", "{own}");
 }
+
+#[tokio::test]
+async fn the_metadata_is_public_and_malformed_credentials_are_400() {
+    let addr = serve(true).await;
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let mut conn = connect(addr).await;
+        let doc = read_all(conn.send(build(addr, hyper::Method::GET, path, &[], vec![])).await).await;
+        assert_eq!(doc.status, 200, "{path}: {}", doc.text);
+        let doc: Value = serde_json::from_str(&doc.text).unwrap();
+        assert_eq!(doc["authorization_servers"], json!(["https://as.example"]));
+        let mut conn = connect(addr).await;
+        let post = read_all(conn.send(build(addr, hyper::Method::POST, path, &[], vec![])).await).await;
+        assert_eq!(post.status, 405, "{path}");
+    }
+    let list = |auth: &'static str| async move {
+        let headers = with_header(standard_headers("tools/list", None), "authorization", Some(auth));
+        post(
+            addr,
+            &headers,
+            rpc(1, "tools/list", json!({"_meta": support::meta_with(json!({}))})),
+        )
+        .await
+    };
+    let basic = list("Basic dXNlcjpwdw==").await;
+    assert_eq!(basic.status, 401, "another scheme is no token");
+    assert!(!basic.headers["www-authenticate"].to_str().unwrap().contains("error="));
+    let malformed = list("Bearer two words").await;
+    assert_eq!(malformed.status, 400, "{}", malformed.text);
+    assert!(malformed.headers["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .contains("error=\"invalid_request\""));
+}
+
+#[tokio::test]
+async fn a_legacy_session_belongs_to_the_subject_that_opened_it() {
+    let addr = serve(true).await;
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                      "clientInfo": {"name": "t", "version": "1"}});
+    let headers = |token: &str| {
+        let mut h = vec![
+            ("content-type".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
+        ];
+        h.push(("authorization".to_owned(), format!("Bearer {token}")));
+        h
+    };
+    let opened = post(addr, &headers("reader"), rpc_raw(1, "initialize", Some(init))).await;
+    assert_eq!(opened.status, 200, "{}", opened.text);
+    let id = opened.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let in_session = |token: &str| {
+        let mut h = headers(token);
+        h.push(("mcp-session-id".to_owned(), id.clone()));
+        h.push(("mcp-protocol-version".to_owned(), "2025-11-25".to_owned()));
+        h
+    };
+    let own = post(addr, &in_session("reader"), rpc_raw(2, "tools/list", None)).await;
+    assert_eq!(own.status, 200, "{}", own.text);
+    let other = post(addr, &in_session("writer"), rpc_raw(3, "tools/list", None)).await;
+    assert_eq!(
+        other.status, 404,
+        "another subject is told the session does not exist: {}",
+        other.text
+    );
+    let delete = exchange(addr, hyper::Method::DELETE, &in_session("writer"), vec![]).await;
+    assert_eq!(delete.status, 404, "nor can it end it");
+    let still = post(addr, &in_session("reader"), rpc_raw(4, "tools/list", None)).await;
+    assert_eq!(still.status, 200, "{}", still.text);
+}

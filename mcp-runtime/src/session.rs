@@ -35,6 +35,8 @@ pub struct Session {
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
+    /// The token subject that opened it, on an authorized endpoint.
+    owner: std::sync::OnceLock<String>,
 }
 
 /// How long a server-to-client request waits for its answer.
@@ -58,7 +60,20 @@ impl Session {
             pending: Mutex::default(),
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
+            owner: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Binds the session to the token subject that opened it.
+    pub fn set_owner(&self, subject: &str) {
+        let _ = self.owner.set(subject.to_owned());
+    }
+
+    /// Whether a request of `subject` (none: not authorized) may use it:
+    /// only the subject that opened it (another one is told the session
+    /// does not exist).
+    pub fn owned_by(&self, subject: Option<&str>) -> bool {
+        self.owner.get().map(String::as_str) == subject
     }
 
     /// The level set by `logging/setLevel`, if any.

@@ -6,8 +6,12 @@ use super::{Rejection, ResourceServer};
 use http::HeaderMap;
 
 /// The token of the request's `Authorization: Bearer` header: `None` when
-/// there is no such header, an error when it is there but not a single
-/// well-formed bearer credential.
+/// there is none (or the header names another scheme), an error when it is
+/// there but not a single bearer credential (RFC 6750 `invalid_request`, a
+/// 400). The token's characters are not looked at here, since a token
+/// that verifies is well-formed and a kilobyte-long one comes with every
+/// request: [`malformed`] says, for a token that did not verify, whether
+/// it was not even a token.
 pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Rejection> {
     let mut values = headers.get_all(http::header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -16,32 +20,38 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Rejectio
     if values.next().is_some() {
         return Err(Rejection::Malformed("more than one Authorization header".into()));
     }
-    let text = value
-        .to_str()
-        .map_err(|_| Rejection::Malformed("Authorization is not visible ASCII".into()))?;
-    let (scheme, token) = text.split_once(' ').unwrap_or((text, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return Err(Rejection::Malformed("the Authorization scheme is not Bearer".into()));
+    let bytes = value.as_bytes();
+    let scheme = bytes.split(|b| *b == b' ').next().unwrap_or_default();
+    if !scheme.eq_ignore_ascii_case(b"bearer") {
+        // Another scheme carries no bearer token: the plain challenge answers it.
+        return Ok(None);
     }
-    let token = token.trim();
-    // RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+    let token = bytes.get(7..).unwrap_or_default().trim_ascii();
+    if bytes.get(6) != Some(&b' ') || token.is_empty() {
+        return Err(Rejection::Malformed("Bearer is not followed by a token".into()));
+    }
+    std::str::from_utf8(token)
+        .map(Some)
+        .map_err(|_| Rejection::Malformed("the bearer token is not ASCII".into()))
+}
+
+/// Why a token that did not verify is not even a token: a character
+/// RFC 6750's b64token does not allow (ALPHA / DIGIT / "-" / "." / "_" /
+/// "~" / "+" / "/", then "=" padding).
+pub(crate) fn malformed(token: &str) -> Option<Rejection> {
     let body = token.trim_end_matches('=');
-    let well_formed = !body.is_empty()
+    let ok = !body.is_empty()
         && body
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'));
-    if !well_formed {
-        return Err(Rejection::Malformed(
-            "the bearer token is empty or has characters a token cannot have".into(),
-        ));
-    }
-    Ok(Some(token))
+    (!ok).then(|| Rejection::Malformed("the bearer token has characters a token cannot have".into()))
 }
 
 /// The well-known path of the metadata of a resource whose URL has `path`
 /// (RFC 9728 section 3.1: inserted between the host and the path).
 pub(crate) fn metadata_path(path: &str) -> String {
-    let path = path.trim_end_matches('/');
+    // Only the slash right after the host goes (RFC 9728 section 3.1).
+    let path = if path == "/" { "" } else { path };
     format!("/.well-known/oauth-protected-resource{path}")
 }
 
@@ -52,19 +62,22 @@ pub(crate) enum Challenge<'a> {
     Missing,
     /// A token that is not accepted: 401 `invalid_token`.
     Invalid(&'a Rejection),
+    /// A malformed credential (two headers, a bad token syntax): 400 `invalid_request`.
+    Malformed(&'a Rejection),
     /// A token without these scopes: 403 `insufficient_scope`.
     InsufficientScope(&'a [String]),
 }
 
-/// A quoted-string of RFC 9110 (quotes and backslashes escaped, controls dropped).
+/// A quoted-string whose content keeps to RFC 6750's characters for
+/// `error_description` and `scope` (%x20-21 / %x23-5B / %x5D-7E): anything
+/// else (a quote, a backslash, a control, non-ASCII text from an
+/// unverified token) becomes `?`, so the header is always valid.
 fn quoted(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    for c in text.chars().filter(|c| !c.is_control()) {
-        if c == '"' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
+    for c in text.chars() {
+        let allowed = matches!(c, '\u{20}'..='\u{21}' | '\u{23}'..='\u{5B}' | '\u{5D}'..='\u{7E}');
+        out.push(if allowed { c } else { '?' });
     }
     out.push('"');
     out
@@ -77,6 +90,10 @@ pub(crate) fn challenge(rs: &ResourceServer, which: &Challenge<'_>) -> String {
         Challenge::Missing => {}
         Challenge::Invalid(why) => {
             params.push("error=\"invalid_token\"".to_owned());
+            params.push(format!("error_description={}", quoted(&why.to_string())));
+        }
+        Challenge::Malformed(why) => {
+            params.push("error=\"invalid_request\"".to_owned());
             params.push(format!("error_description={}", quoted(&why.to_string())));
         }
         Challenge::InsufficientScope(needed) => {
@@ -119,8 +136,12 @@ mod tests {
             Ok(Some("abc.def-_~+/=="))
         );
         assert_eq!(bearer_token(&with(&["bearer abc"])), Ok(Some("abc")));
-        for bad in ["Basic dXNlcjpwdw==", "Bearer", "Bearer ", "Bearer a b", "Bearer a\"b"] {
+        assert_eq!(bearer_token(&with(&["Basic dXNlcjpwdw=="])), Ok(None), "another scheme");
+        for bad in ["Bearer", "Bearer ", "Bearer  "] {
             assert!(bearer_token(&with(&[bad])).is_err(), "{bad}");
+        }
+        for (token, bad) in [("abc.def-_~+/==", false), ("a b", true), ("a\"b", true), ("==", true)] {
+            assert_eq!(malformed(token).is_some(), bad, "{token}");
         }
         assert!(bearer_token(&with(&["Bearer a", "Bearer b"])).is_err());
     }
@@ -128,12 +149,13 @@ mod tests {
     #[test]
     fn the_metadata_path_keeps_the_resource_path() {
         assert_eq!(metadata_path("/mcp"), "/.well-known/oauth-protected-resource/mcp");
+        assert_eq!(metadata_path("/mcp/"), "/.well-known/oauth-protected-resource/mcp/");
         assert_eq!(metadata_path("/"), "/.well-known/oauth-protected-resource");
         assert_eq!(metadata_path(""), "/.well-known/oauth-protected-resource");
     }
 
     #[test]
     fn quoted_strings_escape() {
-        assert_eq!(quoted("a\"b\\c\n"), "\"a\\\"b\\\\c\"");
+        assert_eq!(quoted("a\"b\\c\né"), "\"a?b?c??\"");
     }
 }

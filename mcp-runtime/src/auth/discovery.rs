@@ -87,12 +87,17 @@ pub(crate) async fn read_json<T: serde::de::DeserializeOwned>(
     if response.content_length().is_some_and(|n| n > LIMIT as u64) {
         return Err(Rejection::Unavailable(format!("{url}: the body is over 1 MiB")));
     }
-    let body = response
-        .bytes()
+    let mut response = response;
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
         .await
-        .map_err(|e| Rejection::Unavailable(format!("{url}: {e}")))?;
-    if body.len() > LIMIT {
-        return Err(Rejection::Unavailable(format!("{url}: the body is over 1 MiB")));
+        .map_err(|e| Rejection::Unavailable(format!("{url}: {e}")))?
+    {
+        if body.len().saturating_add(chunk.len()) > LIMIT {
+            return Err(Rejection::Unavailable(format!("{url}: the body is over 1 MiB")));
+        }
+        body.extend_from_slice(&chunk);
     }
     serde_json::from_slice(&body).map_err(|e| Rejection::Unavailable(format!("{url}: not the expected JSON: {e}")))
 }

@@ -93,6 +93,11 @@ impl IntrospectionVerifier {
             return Err(Rejection::Inactive);
         }
         let verified = access_token(answer);
+        if verified.subject.is_empty() {
+            return Err(Rejection::Malformed(
+                "an active token with neither sub nor client_id".into(),
+            ));
+        }
         if !verified.audience.contains(&self.audience) {
             return Err(Rejection::Audience(verified.audience.join(" ")));
         }

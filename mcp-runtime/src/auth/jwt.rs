@@ -47,11 +47,10 @@ impl JwtAlgorithm {
     }
 }
 
-/// The issuer's keys by `kid`, and when they were fetched.
+/// The issuer's keys by `kid`.
 #[derive(Default)]
 struct Keys {
     by_id: HashMap<String, DecodingKey>,
-    fetched: Option<Instant>,
 }
 
 /// Verifies JWT access tokens (RFC 9068) with the keys the issuer publishes
@@ -75,7 +74,10 @@ pub struct JwtVerifier {
     require_at_jwt: bool,
     refetch_interval: Duration,
     keys: RwLock<Arc<Keys>>,
-    fetching: tokio::sync::Mutex<()>,
+    /// Serializes fetches, and holds when the last one was tried (whether
+    /// it worked or not): forged key ids, or an authorization server that
+    /// is down, cause at most one fetch per interval.
+    fetching: tokio::sync::Mutex<Option<Instant>>,
     http: reqwest::Client,
     cache: TokenCache,
 }
@@ -108,7 +110,7 @@ impl JwtVerifier {
             require_at_jwt: true,
             refetch_interval: Duration::from_secs(30),
             keys: RwLock::default(),
-            fetching: tokio::sync::Mutex::new(()),
+            fetching: tokio::sync::Mutex::new(None),
             http: client()?,
             cache: TokenCache::new(10_000, Duration::from_secs(300)),
         })
@@ -123,6 +125,7 @@ impl JwtVerifier {
             .ok_or_else(|| Rejection::Unavailable(format!("the metadata of {issuer} has no jwks_uri")))?;
         let verifier = JwtVerifier::new(meta.issuer, resource, jwks)?;
         verifier.refetch().await?;
+        *verifier.fetching.lock().await = Some(Instant::now());
         Ok(verifier)
     }
 
@@ -180,10 +183,7 @@ impl JwtVerifier {
             }
         }
         tracing::debug!(jwks = %self.jwks_uri, keys = by_id.len(), "fetched the issuer's keys");
-        let keys = Arc::new(Keys {
-            by_id,
-            fetched: Some(Instant::now()),
-        });
+        let keys = Arc::new(Keys { by_id });
         if let Ok(mut slot) = self.keys.write() {
             *slot = keys;
         }
@@ -196,15 +196,15 @@ impl JwtVerifier {
         if let Some(key) = self.keys().by_id.get(kid) {
             return Ok(key.clone());
         }
-        let _one_at_a_time = self.fetching.lock().await;
-        let keys = self.keys();
-        if let Some(key) = keys.by_id.get(kid) {
+        let mut last_try = self.fetching.lock().await;
+        if let Some(key) = self.keys().by_id.get(kid) {
             return Ok(key.clone());
         }
-        let due = keys.fetched.is_none_or(|at| at.elapsed() >= self.refetch_interval);
+        let due = last_try.is_none_or(|at| at.elapsed() >= self.refetch_interval);
         if !due {
             return Err(Rejection::UnknownKey(kid.to_owned()));
         }
+        *last_try = Some(Instant::now());
         self.refetch().await?;
         self.keys()
             .by_id
@@ -241,7 +241,7 @@ impl JwtVerifier {
         validation.set_audience(&[&self.audience]);
         validation.leeway = self.leeway.as_secs();
         validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key, &validation).map_err(|e| {
             use jsonwebtoken::errors::ErrorKind;
             match e.kind() {

@@ -25,7 +25,7 @@ mod introspection;
 #[cfg(feature = "auth")]
 mod jwt;
 
-pub(crate) use challenge::{bearer_token, challenge, metadata_path, Challenge};
+pub(crate) use challenge::{bearer_token, challenge, malformed, metadata_path, Challenge};
 #[cfg(feature = "auth")]
 pub use discovery::AuthServerMetadata;
 #[cfg(feature = "auth")]

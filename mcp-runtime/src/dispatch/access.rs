@@ -10,6 +10,10 @@ use crate::server::Catalog;
 use std::borrow::Cow;
 
 /// A refusal naming the scopes the token lacks, or `Ok`.
+pub(crate) fn entry(token: Option<&AccessToken>, required: &[String]) -> Result<(), McpError> {
+    check(token, required)
+}
+
 fn check(token: Option<&AccessToken>, required: &[String]) -> Result<(), McpError> {
     let Some(token) = token else { return Ok(()) };
     let missing = token.missing(required);

@@ -57,23 +57,30 @@ pub(crate) struct CompleteResult {
     completion: Completion,
 }
 
-/// `completion/complete`.
-pub(crate) fn complete(catalog: &Catalog, params: CompleteParams) -> Result<CompleteResult, McpError> {
+/// `completion/complete`: a prompt's or template's completer, if the
+/// caller's token reaches it (`token`: none when requests are not authorized).
+pub(crate) fn complete(
+    catalog: &Catalog,
+    params: CompleteParams,
+    token: Option<&crate::auth::AccessToken>,
+) -> Result<CompleteResult, McpError> {
     let completers: &[Completer] = match &params.reference {
         Reference::Prompt { name } => {
             let i = catalog
                 .prompt_index
                 .get(name.as_str())
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {name}")))?;
+            super::access::prompt(catalog, name, token)?;
             &catalog.prompts[*i].completers
         }
         Reference::Resource { uri } => {
-            &catalog
+            let template = catalog
                 .templates
                 .iter()
                 .find(|t| &t.uri == uri)
-                .ok_or_else(|| McpError::invalid_params(format!("Unknown resource template: {uri}")))?
-                .completers
+                .ok_or_else(|| McpError::invalid_params(format!("Unknown resource template: {uri}")))?;
+            super::access::entry(token, &template.scopes)?;
+            &template.completers
         }
     };
     let arguments = params.context.map(|c| c.arguments).unwrap_or_default();

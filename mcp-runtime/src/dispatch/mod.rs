@@ -231,7 +231,10 @@ pub(crate) async fn serve(
             let items = access::visible(&catalog.prompts_json, &catalog.prompts, |e| &e.scopes, token, hide);
             list::list_page(server, "prompts", &items, params)
         }
-        Method::Complete => Ok(finish(server, &completion::complete(&catalog, parse_params(params)?)?)),
+        Method::Complete => Ok(finish(
+            server,
+            &completion::complete(&catalog, parse_params(params)?, token)?,
+        )),
         Method::ToolsCall => {
             let call = tools::CallParams::from_head(head)?;
             access::tool(&catalog, call.name(), token)?;

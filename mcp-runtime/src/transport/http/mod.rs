@@ -155,8 +155,9 @@ impl McpService {
         let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
             None => (None, false),
             Some(id) => match self.sessions.get(&id) {
-                Some(s) => (Some(s), false),
-                None => (None, true),
+                // Another subject's session is as good as unknown.
+                Some(s) if s.owned_by(identity.as_deref().map(|t| t.subject.as_str())) => (Some(s), false),
+                _ => (None, true),
             },
         };
         match (&method, &session) {
@@ -227,7 +228,7 @@ impl McpService {
         // The request owns what it needs; the body's buffer goes back now.
         drop(bytes);
         if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
-            return self.initialize(&request);
+            return self.initialize(&request, identity.as_deref());
         }
         let principal = match &identity {
             Some(token) => Some(token.subject.clone()),
@@ -244,10 +245,13 @@ impl McpService {
     }
 
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
-    fn initialize(&self, request: &jsonrpc::Request) -> Response<McpBody> {
+    fn initialize(&self, request: &jsonrpc::Request, identity: Option<&crate::auth::AccessToken>) -> Response<McpBody> {
         let id = format!("{}{}", self.config.session_prefix, SessionStore::new_id());
         match crate::legacy::initialize(&self.server, request, Some(id.clone())) {
             Ok((session, body)) => {
+                if let Some(token) = identity {
+                    session.set_owner(&token.subject);
+                }
                 self.sessions.insert(session);
                 let mut r = json_reply(Reply {
                     body: jsonrpc::encode_result_raw(&request.id, &body),
@@ -398,14 +402,20 @@ fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path: &str) -> 
     r
 }
 
-/// The request's verified token, or the 401 (or 503) that refuses it.
+/// The request's verified token, or the 401 (400 for a malformed
+/// credential, 503 when the authorization server cannot be asked) that
+/// refuses it.
 async fn authorize(
     auth: &crate::auth::ResourceServer,
     headers: &HeaderMap,
 ) -> Result<Arc<crate::auth::AccessToken>, Response<McpBody>> {
     use crate::auth::{challenge, Challenge, Rejection};
     let refuse = |which: Challenge<'_>| {
-        let mut r = status(StatusCode::UNAUTHORIZED);
+        let code = match which {
+            Challenge::Malformed(_) => StatusCode::BAD_REQUEST,
+            _ => StatusCode::UNAUTHORIZED,
+        };
+        let mut r = status(code);
         if let Ok(v) = http::HeaderValue::from_str(&challenge(auth, &which)) {
             r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
         }
@@ -414,7 +424,7 @@ async fn authorize(
     let token = match crate::auth::bearer_token(headers) {
         Ok(Some(token)) => token,
         Ok(None) => return Err(refuse(Challenge::Missing)),
-        Err(why) => return Err(refuse(Challenge::Invalid(&why))),
+        Err(why) => return Err(refuse(Challenge::Malformed(&why))),
     };
     match auth.verify(token).await {
         Ok(verified) => Ok(verified),
@@ -423,10 +433,13 @@ async fn authorize(
             let e = crate::error::McpError::internal("The authorization server is unavailable");
             Err(error_response(StatusCode::SERVICE_UNAVAILABLE, &e))
         }
-        Err(why) => {
-            tracing::debug!("token refused: {why}");
-            Err(refuse(Challenge::Invalid(&why)))
-        }
+        Err(why) => match crate::auth::malformed(token) {
+            Some(not_a_token) => Err(refuse(Challenge::Malformed(&not_a_token))),
+            None => {
+                tracing::debug!("token refused: {why}");
+                Err(refuse(Challenge::Invalid(&why)))
+            }
+        },
     }
 }
 
@@ -435,7 +448,7 @@ async fn authorize(
 fn insufficient_scope(auth: &crate::auth::ResourceServer, body: &[u8]) -> Option<http::HeaderValue> {
     let needed: Vec<String> = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
-        .and_then(|mut v| serde_json::from_value(v["error"]["data"]["requiredScopes"].take()).ok())
+        .and_then(|v| serde_json::from_value(v.pointer("/error/data/requiredScopes")?.clone()).ok())
         .unwrap_or_default();
     let value = crate::auth::challenge(auth, &crate::auth::Challenge::InsufficientScope(&needed));
     http::HeaderValue::from_str(&value).ok()

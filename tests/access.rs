@@ -91,6 +91,16 @@ async fn ask(addr: SocketAddr, token: &str, method: &str, name: Option<&str>, mu
     post(addr, &headers, rpc(1, method, params)).await
 }
 
+/// Asks as `reader` for an item that needs tickets:write: 403, -32600,
+/// and the `insufficient_scope` challenge.
+async fn refused(addr: SocketAddr, method: &str, name: &str, params: Value) {
+    let a = ask(addr, "reader", method, Some(name), params).await;
+    assert_error(&a, Some(method), hyper::StatusCode::FORBIDDEN, -32600, Some(1));
+    let challenge = a.headers["www-authenticate"].to_str().unwrap();
+    assert!(challenge.contains("error=\"insufficient_scope\""), "{challenge}");
+    assert!(challenge.contains("scope=\"tickets:write\""), "{challenge}");
+}
+
 async fn names(addr: SocketAddr, token: &str, method: &str, key: &str, field: &str) -> Vec<String> {
     let a = ask(addr, token, method, None, json!({})).await;
     assert_eq!(a.status, 200, "{}", a.text);
@@ -121,42 +131,9 @@ async fn dynamic_entries_resources_and_prompts_carry_scopes() {
         ["draft"]
     );
 
-    let close = ask(
-        addr,
-        "reader",
-        "tools/call",
-        Some("close"),
-        json!({"name": "close", "arguments": {}}),
-    )
-    .await;
-    assert_error(
-        &close,
-        Some("tools/call"),
-        hyper::StatusCode::FORBIDDEN,
-        -32600,
-        Some(1),
-    );
-    let read = ask(
-        addr,
-        "reader",
-        "resources/read",
-        Some("tickets://all"),
-        json!({"uri": "tickets://all"}),
-    )
-    .await;
-    assert_error(
-        &read,
-        Some("resources/read"),
-        hyper::StatusCode::FORBIDDEN,
-        -32600,
-        Some(1),
-    );
-    assert!(read.headers["www-authenticate"]
-        .to_str()
-        .unwrap()
-        .contains("insufficient_scope"));
-    let get = ask(addr, "reader", "prompts/get", Some("draft"), json!({"name": "draft"})).await;
-    assert_error(&get, Some("prompts/get"), hyper::StatusCode::FORBIDDEN, -32600, Some(1));
+    refused(addr, "tools/call", "close", json!({"name": "close", "arguments": {}})).await;
+    refused(addr, "resources/read", "tickets://all", json!({"uri": "tickets://all"})).await;
+    refused(addr, "prompts/get", "draft", json!({"name": "draft"})).await;
 
     let who = ask(
         addr,

@@ -17,20 +17,28 @@ use serde_json::{json, Value};
 use std::net::SocketAddr;
 use support::http::*;
 
-/// `reader` has tickets:read, `writer` both scopes; anything else is refused.
+/// `reader` has tickets:read, `writer` both scopes, `brief` tickets:read
+/// for one second; `down` finds the authorization server unreachable;
+/// anything else is refused.
 struct FixedTokens;
 
 impl TokenVerifier for FixedTokens {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(async move {
             let scopes: &[&str] = match token {
-                "reader" => &["tickets:read"],
+                "reader" | "brief" => &["tickets:read"],
                 "writer" => &["tickets:read", "tickets:write"],
+                "down" => return Err(Rejection::Unavailable("connection refused".into())),
                 _ => return Err(Rejection::Inactive),
             };
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
             Ok(std::sync::Arc::new(AccessToken {
                 subject: token.to_owned(),
                 scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+                expires_at: (token == "brief").then_some(now + 1),
                 ..AccessToken::default()
             }))
         })
@@ -313,4 +321,44 @@ async fn a_legacy_session_belongs_to_the_subject_that_opened_it() {
     assert_eq!(delete.status, 404, "nor can it end it");
     let still = post(addr, &in_session("reader"), rpc_raw(4, "tools/list", None)).await;
     assert_eq!(still.status, 200, "{}", still.text);
+}
+
+#[tokio::test]
+async fn an_unreachable_authorization_server_is_503_and_a_stream_ends_with_its_token() {
+    let addr = serve(true).await;
+    let down = ask(addr, "down", "tools/list", None, json!({})).await;
+    assert_eq!(down.status, 503, "{}", down.text);
+
+    let mut conn = connect(addr).await;
+    let headers = with_header(
+        standard_headers("subscriptions/listen", None),
+        "authorization",
+        Some("Bearer brief"),
+    );
+    let params = json!({"notifications": {"toolsListChanged": true}, "_meta": support::meta_with(json!({}))});
+    let response = conn
+        .send(build(
+            addr,
+            hyper::Method::POST,
+            "/mcp",
+            &headers,
+            rpc(5, "subscriptions/listen", params),
+        ))
+        .await;
+    let mut stream = Sse::open(response, "subscriptions/listen", conn);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let started = std::time::Instant::now();
+    let done = stream
+        .next_within(std::time::Duration::from_secs(5))
+        .await
+        .expect("the final result");
+    assert_eq!(done["id"], 5, "{done}");
+    assert_eq!(done["result"]["resultType"], "complete", "{done}");
+    assert!(
+        started.elapsed() <= std::time::Duration::from_secs(3),
+        "ended when the token expired"
+    );
 }

@@ -41,12 +41,18 @@
 //!   tower `Service` for axum), and the shared command line [`cli`].
 //! - The wire types of MCP 2026-07-28: [`protocol`].
 //! - Testing in process: [`testing::TestClient`].
+//! - Protecting an HTTP endpoint (OAuth 2.1 resource server): [`auth`], and
+//!   the [`Identity`] and [`RequestHeaders`] extractors.
 //!
 //! ## Cargo features
 //!
 //! - `redis`: many replicas sharing tasks and change events through Redis.
 //! - `otel`: request spans exported to an OpenTelemetry collector over OTLP
 //!   (`otel`), continuing the caller's W3C trace.
+//! - `auth`: the verifiers of an OAuth 2.1 resource server that ask an
+//!   authorization server ([`auth::JwtVerifier`], [`auth::IntrospectionVerifier`]);
+//!   the rest of [`auth`] (scopes, challenges, metadata, your own
+//!   [`auth::TokenVerifier`]) is always there.
 //!
 //! How it is built inside (one-way layers, one home per spec concept) is
 //! described in the repository's `ARCHITECTURE.md`.

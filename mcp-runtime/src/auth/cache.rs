@@ -19,23 +19,24 @@ fn fingerprint(token: &str) -> u64 {
     h.finish()
 }
 
-struct Entry {
+struct Entry<V> {
     token: Box<str>,
-    verified: Arc<AccessToken>,
+    verified: V,
     until: Instant,
 }
 
-type Entries = HashMap<u64, Vec<Entry>>;
+type Entries<V> = HashMap<u64, Vec<Entry<V>>>;
 
-/// Verified tokens, each until the earlier of its `exp` and `ttl` after it
-/// was verified; at most `capacity`, the oldest going first.
-pub(crate) struct TokenCache {
-    entries: Mutex<Entries>,
+/// Answers about tokens (by default the verified token), each until the
+/// earlier of the token's `exp` and `ttl` after it was given; at most
+/// `capacity`, the oldest going first.
+pub(crate) struct TokenCache<V = Arc<AccessToken>> {
+    entries: Mutex<Entries<V>>,
     capacity: usize,
     ttl: Duration,
 }
 
-impl TokenCache {
+impl<V: Clone> TokenCache<V> {
     pub(crate) fn new(capacity: usize, ttl: Duration) -> Self {
         TokenCache {
             entries: Mutex::new(HashMap::new()),
@@ -44,12 +45,12 @@ impl TokenCache {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Entries<V>> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The verified token, if it is cached and still valid.
-    pub(crate) fn get(&self, token: &str) -> Option<Arc<AccessToken>> {
+    pub(crate) fn get(&self, token: &str) -> Option<V> {
         if self.capacity == 0 {
             return None;
         }
@@ -62,14 +63,14 @@ impl TokenCache {
             .map(|e| e.verified.clone())
     }
 
-    /// Keeps a verified token.
-    pub(crate) fn put(&self, token: &str, verified: &Arc<AccessToken>) {
+    /// Keeps an answer about a token that expires at `expires_at` (Unix seconds).
+    pub(crate) fn put(&self, token: &str, verified: &V, expires_at: Option<u64>) {
         if self.capacity == 0 {
             return;
         }
         let now = Instant::now();
         let mut until = now + self.ttl;
-        if let Some(exp) = verified.expires_at {
+        if let Some(exp) = expires_at {
             let unix_now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .unwrap_or_default()
@@ -113,21 +114,21 @@ mod tests {
 
     #[test]
     fn entries_expire_and_the_cache_stays_bounded() {
-        let cache = TokenCache::new(2, Duration::from_secs(60));
+        let cache: TokenCache = TokenCache::new(2, Duration::from_secs(60));
         let token = Arc::new(AccessToken {
             subject: "a".into(),
             ..AccessToken::default()
         });
-        cache.put("t1", &token);
-        cache.put("t2", &token);
-        cache.put("t3", &token);
+        cache.put("t1", &token, None);
+        cache.put("t2", &token, None);
+        cache.put("t3", &token, None);
         assert_eq!(cache.lock().values().map(Vec::len).sum::<usize>(), 2);
         assert!(cache.get("t3").is_some());
         let expired = Arc::new(AccessToken {
             expires_at: Some(1),
             ..AccessToken::clone(&token)
         });
-        cache.put("old", &expired);
+        cache.put("old", &expired, expired.expires_at);
         assert!(
             cache.get("old").is_none(),
             "an expired token is not served from the cache"

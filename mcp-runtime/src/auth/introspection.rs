@@ -22,6 +22,11 @@ pub struct IntrospectionVerifier {
     issuer: Option<String>,
     http: reqwest::Client,
     cache: TokenCache,
+    /// Tokens found inactive, refused without asking again for a while.
+    refused: TokenCache<()>,
+    /// At most this many introspection calls at once: made-up tokens
+    /// cannot turn into a flood of requests to the authorization server.
+    calls: tokio::sync::Semaphore,
 }
 
 impl std::fmt::Debug for IntrospectionVerifier {
@@ -51,6 +56,8 @@ impl IntrospectionVerifier {
             issuer: None,
             http: client()?,
             cache: TokenCache::new(10_000, Duration::from_secs(30)),
+            refused: TokenCache::new(10_000, Duration::from_secs(5)),
+            calls: tokio::sync::Semaphore::new(32),
         })
     }
 
@@ -72,9 +79,12 @@ impl IntrospectionVerifier {
     }
 
     /// How many answers are kept, and for how long at most (default 10 000
-    /// for 30 s; 0 asks every time, so a revocation counts at once).
+    /// for 30 s; 0 asks every time, so a revocation counts at once). An
+    /// inactive token is refused without asking again for 5 s (not at all
+    /// with 0).
     pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
         self.cache = TokenCache::new(capacity, ttl);
+        self.refused = TokenCache::new(capacity, ttl.min(Duration::from_secs(5)));
         self
     }
 
@@ -123,8 +133,23 @@ impl TokenVerifier for IntrospectionVerifier {
             if let Some(known) = self.cache.get(token) {
                 return Ok(known);
             }
-            let verified = Arc::new(self.introspect(token).await?);
-            self.cache.put(token, &verified);
+            if self.refused.get(token).is_some() {
+                return Err(Rejection::Inactive);
+            }
+            let _one_of_few = self
+                .calls
+                .acquire()
+                .await
+                .map_err(|_| Rejection::Unavailable("introspection is shut".into()))?;
+            let verified = match self.introspect(token).await {
+                Ok(verified) => Arc::new(verified),
+                Err(Rejection::Inactive) => {
+                    self.refused.put(token, &(), None);
+                    return Err(Rejection::Inactive);
+                }
+                Err(other) => return Err(other),
+            };
+            self.cache.put(token, &verified, verified.expires_at);
             Ok(verified)
         })
     }

@@ -264,7 +264,7 @@ impl TokenVerifier for JwtVerifier {
                 return Ok(known);
             }
             let verified = Arc::new(self.check(token).await?);
-            self.cache.put(token, &verified);
+            self.cache.put(token, &verified, verified.expires_at);
             Ok(verified)
         })
     }

@@ -222,9 +222,33 @@ impl ResourceServer {
 
 /// `https://host:port` and the path of a URL.
 pub(crate) fn split_origin(url: &str) -> Option<(&str, &str)> {
-    let after_scheme = url.find("://")? + 3;
-    let path_at = url[after_scheme..].find('/').map_or(url.len(), |i| after_scheme + i);
-    Some((&url[..path_at], &url[path_at..]))
+    let after_scheme = url.find("://")?.checked_add(3)?;
+    let rest = url.get(after_scheme..)?;
+    let path_at = rest.find(['/', '?', '#']).map_or(url.len(), |i| after_scheme + i);
+    let (origin, path) = url.split_at(path_at);
+    // A query or fragment with no path: the path is empty.
+    let path = if path.starts_with('/') {
+        path.split(['?', '#']).next().unwrap_or_default()
+    } else {
+        ""
+    };
+    Some((origin, path))
+}
+
+/// Completes when `token` expires (never, for none or one without `exp`):
+/// a stream opened with a token does not outlive it.
+pub(crate) async fn expired(token: Option<&AccessToken>) {
+    let left = token.and_then(|t| t.expires_at).map(|exp| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        std::time::Duration::from_secs(exp.saturating_sub(now))
+    });
+    match left {
+        Some(left) => tokio::time::sleep(left).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Whether `granted` reaches an item asking for `required` scopes.
@@ -238,6 +262,14 @@ pub(crate) fn reaches(identity: Option<&AccessToken>, required: &[String]) -> bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_split_into_origin_and_path() {
+        assert_eq!(split_origin("https://h:1/a/b?q#f"), Some(("https://h:1", "/a/b")));
+        assert_eq!(split_origin("https://h?q"), Some(("https://h", "")));
+        assert_eq!(split_origin("https://h"), Some(("https://h", "")));
+        assert_eq!(split_origin("no-scheme"), None);
+    }
 
     #[test]
     fn the_metadata_url_is_path_suffixed() {

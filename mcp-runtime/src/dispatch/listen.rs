@@ -114,6 +114,10 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
     }
     let cancel = ctx.cancellation().clone();
     let stopping = server.inner.stopping.clone();
+    // A stream opened with an access token ends when the token expires.
+    let identity = ctx.identity().cloned();
+    let expired = crate::auth::expired(identity.as_deref());
+    tokio::pin!(expired);
     // An idle stream keeps only what it forwards with.
     drop(ctx);
     loop {
@@ -121,6 +125,7 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
             _ = cancel.cancelled() => break,
             // The server stops: the stream ends with its final result.
             _ = stopping.cancelled() => break,
+            _ = &mut expired => break,
             event = rx.recv() => match event {
                 Ok(event) if filter.wants(&event) => {
                     if outbound.send(encode_event(&event, Some(&id))).is_err() {

@@ -186,6 +186,11 @@ impl Context {
         self.scope.task.get().is_some_and(|t| t.is_task())
     }
 
+    /// The verified access token of an authorized HTTP request.
+    pub(crate) fn identity(&self) -> Option<&Arc<crate::auth::AccessToken>> {
+        self.scope.identity.as_ref()
+    }
+
     /// The authenticated principal the transport vouched for, if any.
     pub fn principal(&self) -> Option<&str> {
         self.scope.principal.as_deref()

@@ -162,7 +162,7 @@ impl McpService {
         };
         match (&method, &session) {
             (&Method::POST, _) => {}
-            (&Method::GET, Some(s)) => return self.session_stream(s.clone()),
+            (&Method::GET, Some(s)) => return self.session_stream(s.clone(), identity),
             (&Method::DELETE, Some(s)) => {
                 if let Some(id) = &s.id {
                     self.sessions.remove(id);
@@ -267,12 +267,21 @@ impl McpService {
     }
 
     /// The GET stream of a legacy session: list changes and subscribed
-    /// resource updates, until the client goes away.
-    fn session_stream(&self, session: Arc<Session>) -> Response<McpBody> {
+    /// resource updates, until the client goes away (or the access token
+    /// it was opened with expires).
+    fn session_stream(
+        &self,
+        session: Arc<Session>,
+        identity: Option<Arc<crate::auth::AccessToken>>,
+    ) -> Response<McpBody> {
         let (tx, rx) = crate::outbound::stream();
         let server = self.server.clone();
         let forward: body::ReplyFuture = Box::pin(async move {
-            crate::legacy::events::forward(server, session, tx).await;
+            // Until the access token it was opened with expires, if any.
+            tokio::select! {
+                _ = crate::legacy::events::forward(server, session, tx) => {}
+                _ = crate::auth::expired(identity.as_deref()) => {}
+            }
             // The server stops (or the bus closed): the stream ends, with
             // no message of its own.
             Reply {

@@ -362,3 +362,33 @@ async fn an_unreachable_authorization_server_is_503_and_a_stream_ends_with_its_t
         "ended when the token expired"
     );
 }
+
+#[tokio::test]
+async fn a_listen_stream_agrees_only_to_resources_the_token_reaches() {
+    let addr = serve(true).await;
+    let mut conn = connect(addr).await;
+    let headers = with_header(
+        standard_headers("subscriptions/listen", None),
+        "authorization",
+        Some("Bearer reader"),
+    );
+    let params = json!({"notifications": {"resourceSubscriptions": ["tickets://all"], "toolsListChanged": true},
+                        "_meta": support::meta_with(json!({}))});
+    let response = conn
+        .send(build(
+            addr,
+            hyper::Method::POST,
+            "/mcp",
+            &headers,
+            rpc(6, "subscriptions/listen", params),
+        ))
+        .await;
+    let mut stream = Sse::open(response, "subscriptions/listen", conn);
+    let ack = stream.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true}),
+        "{ack}"
+    );
+}

@@ -99,6 +99,13 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
         }
         filter.task_ids = agreed;
     }
+    if let Some(token) = ctx.identity() {
+        // Agreed to only for resources the caller's token may read.
+        let catalog = server.catalog();
+        filter
+            .resource_subscriptions
+            .retain(|uri| super::access::resource(&catalog, uri, Some(token)).is_ok());
+    }
     let ack = Tagged {
         body: AckBody { notifications: &filter },
         meta: TagMeta { id: &id },

@@ -19,7 +19,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcp-bench-auth.XXXXXX")
 pids=()
 cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in ${pids[@]+"${pids[@]}"}; do kill "$p" 2>/dev/null || true; done
     bash scripts/auth-server.sh down "$work/as" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
@@ -27,7 +27,8 @@ trap cleanup EXIT
 
 cargo build -q --release --example after-sales
 exe=target/release/examples/after-sales
-issuer=$(bash scripts/auth-server.sh up "$work/as" 2>/dev/null)
+issuer=$(bash scripts/auth-server.sh up "$work/as" 2>"$work/as.log") ||
+    { cat "$work/as.log" >&2; echo "auth.sh: the authorization server did not start" >&2; exit 1; }
 declare -A PORT=([open]=29201 [protected]=29202)
 declare -A PID=()
 start() { # NAME [env...]

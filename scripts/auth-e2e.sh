@@ -7,7 +7,7 @@
 # one. Installs what it needs from npm and PyPI when missing; all traffic stays on loopback.
 # Ends with `auth-e2e: N passed, M failed`; exits non-zero when a client fails.
 #
-#   usage: bash scripts/auth-e2e.sh        (builds the example first when it is missing)
+#   usage: bash scripts/auth-e2e.sh        (builds the example first)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
@@ -23,9 +23,8 @@ cleanup() {
 trap cleanup EXIT
 
 exe="$ROOT/target/debug/examples/after-sales"
-if [ ! -x "$exe" ]; then
-  (cd "$ROOT" && cargo build -q --example after-sales) || { echo "auth-e2e: 0 passed, 1 failed (build)"; exit 1; }
-fi
+# Up to date (nothing to do when `cargo test` built it already).
+(cd "$ROOT" && cargo build -q --example after-sales) || { echo "auth-e2e: 0 passed, 1 failed (build)"; exit 1; }
 issuer=$(bash "$ROOT/scripts/auth-server.sh" up "$work/as") || { echo "auth-e2e: 0 passed, 1 failed (authorization server)"; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url="http://127.0.0.1:$port/mcp"
@@ -64,7 +63,7 @@ else:
 ')
   if [ "$verdict" = ok ]; then
     passed=$((passed + 1))
-    echo "  PASS $sdk: 401 -> metadata -> token (client credentials) -> tools/list (${#out} bytes) -> after_sales_quote"
+    echo "  PASS $sdk: 401 -> metadata -> token (client credentials) -> tools/list -> after_sales_quote"
   else
     failed=$((failed + 1))
     echo "  FAIL $sdk: $verdict"

@@ -36,7 +36,8 @@ def main():
     packages = {p["id"]: p for p in meta["packages"]}
     nodes = {n["id"]: n for n in meta["resolve"]["nodes"]}
     roots = [i for i, p in packages.items() if p["name"] in PUBLISHED]
-    ours = max(version(packages[i].get("rust_version")) for i in roots)
+    # The oldest any published package declares holds for all of them.
+    ours = min(version(packages[i].get("rust_version")) for i in roots)
     seen, stack = set(), list(roots)
     while stack:
         node = stack.pop()

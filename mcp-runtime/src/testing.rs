@@ -286,6 +286,7 @@ impl TestClient {
         };
         let ack: Value = serde_json::from_slice(&first).unwrap_or_default();
         if ack["method"] != "notifications/subscriptions/acknowledged" {
+            stream.abort();
             return Err(McpError::internal(format!(
                 "subscriptions/listen was not acknowledged: {ack}"
             )));
@@ -329,17 +330,24 @@ impl TestClient {
             }
             match &self.legacy {
                 Some(conn) => {
+                    let wait = std::time::Duration::from_millis(50);
                     let mut guard = conn.lock().await;
-                    if let Some(session) = guard.as_mut() {
-                        let wait = std::time::Duration::from_millis(50);
-                        if let Ok(Some(line)) = tokio::time::timeout(wait, session.from_server.next_line())
-                            .await
-                            .unwrap_or(Ok(None))
-                        {
-                            match serde_json::from_str::<Value>(&line) {
-                                Ok(v) if v.get("id").is_none() => self.capture(v),
-                                _ => {}
+                    let line = match guard.as_mut() {
+                        Some(session) => tokio::time::timeout(wait, session.from_server.next_line()).await,
+                        None => Ok(Ok(None)),
+                    };
+                    match line {
+                        Ok(Ok(Some(line))) => {
+                            if let (Ok(message), Some(session)) = (serde_json::from_str::<Value>(&line), guard.as_mut())
+                            {
+                                self.on_legacy_message(session, message).await?;
                             }
+                        }
+                        // Timed out: read again. No session yet, or its end: wait, then look again.
+                        Err(_) => {}
+                        Ok(_) => {
+                            drop(guard);
+                            tokio::time::sleep(wait).await;
                         }
                     }
                 }
@@ -461,23 +469,33 @@ impl TestClient {
                 }
                 return Ok(result);
             }
-            match (message.get("id").cloned(), message["method"].as_str()) {
-                (Some(ask_id), Some(ask)) => {
-                    let mut asks = Map::new();
-                    asks.insert("ask".into(), json!({"method": ask, "params": message["params"]}));
-                    let reply = match self.answer(&Value::Object(asks)) {
-                        Ok(mut answers) => {
-                            json!({"jsonrpc": "2.0", "id": ask_id, "result": answers.remove("ask").unwrap_or_default()})
-                        }
-                        Err(e) => {
-                            json!({"jsonrpc": "2.0", "id": ask_id, "error": {"code": -32601, "message": e.message()}})
-                        }
-                    };
-                    session.send(&reply).await?;
-                }
-                (None, Some(_)) => self.capture(message),
-                _ => {}
+            self.on_legacy_message(session, message).await?;
+        }
+    }
+
+    /// A message of the 2025-11-25 session that is not the awaited
+    /// response: a server-to-client request, answered by the test's
+    /// closures, or a notification, captured.
+    async fn on_legacy_message(&self, session: &mut Legacy, message: Value) -> Result<(), McpError> {
+        match (message.get("id").cloned(), message["method"].as_str()) {
+            (Some(ask_id), Some(ask)) => {
+                let mut asks = Map::new();
+                asks.insert("ask".into(), json!({"method": ask, "params": message["params"]}));
+                let reply = match self.answer(&Value::Object(asks)) {
+                    Ok(mut answers) => {
+                        json!({"jsonrpc": "2.0", "id": ask_id, "result": answers.remove("ask").unwrap_or_default()})
+                    }
+                    Err(e) => {
+                        json!({"jsonrpc": "2.0", "id": ask_id, "error": {"code": -32601, "message": e.message()}})
+                    }
+                };
+                session.send(&reply).await
             }
+            (None, Some(_)) => {
+                self.capture(message);
+                Ok(())
+            }
+            _ => Ok(()),
         }
     }
 

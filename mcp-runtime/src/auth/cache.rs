@@ -25,11 +25,16 @@ struct Entry<V> {
     until: Instant,
 }
 
-type Entries<V> = HashMap<u64, Vec<Entry<V>>>;
+/// The entries by fingerprint, and how many there are.
+struct Entries<V> {
+    map: HashMap<u64, Vec<Entry<V>>>,
+    len: usize,
+}
 
 /// Answers about tokens (by default the verified token), each until the
 /// earlier of the token's `exp` and `ttl` after it was given; at most
-/// `capacity`, the oldest going first.
+/// `capacity`: when full, the expired go, then the eighth that expires
+/// soonest.
 pub(crate) struct TokenCache<V = Arc<AccessToken>> {
     entries: Mutex<Entries<V>>,
     capacity: usize,
@@ -39,7 +44,10 @@ pub(crate) struct TokenCache<V = Arc<AccessToken>> {
 impl<V: Clone> TokenCache<V> {
     pub(crate) fn new(capacity: usize, ttl: Duration) -> Self {
         TokenCache {
-            entries: Mutex::new(HashMap::new()),
+            entries: Mutex::new(Entries {
+                map: HashMap::new(),
+                len: 0,
+            }),
             capacity,
             ttl,
         }
@@ -49,7 +57,7 @@ impl<V: Clone> TokenCache<V> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The verified token, if it is cached and still valid.
+    /// The answer about `token`, if it is cached and still valid.
     pub(crate) fn get(&self, token: &str) -> Option<V> {
         if self.capacity == 0 {
             return None;
@@ -57,6 +65,7 @@ impl<V: Clone> TokenCache<V> {
         let now = Instant::now();
         let entries = self.lock();
         entries
+            .map
             .get(&fingerprint(token))?
             .iter()
             .find(|e| &*e.token == token && e.until > now)
@@ -69,43 +78,64 @@ impl<V: Clone> TokenCache<V> {
             return;
         }
         let now = Instant::now();
-        let mut until = now + self.ttl;
+        // A ttl too long to add (Duration::MAX: "keep") keeps until the token expires.
+        let mut until = now.checked_add(self.ttl);
         if let Some(exp) = expires_at {
             let unix_now = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .unwrap_or_default()
                 .as_secs();
-            let left = Duration::from_secs(exp.saturating_sub(unix_now));
-            until = until.min(now + left);
+            let left = now.checked_add(Duration::from_secs(exp.saturating_sub(unix_now)));
+            until = match (until, left) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
         }
+        // Neither bound fits an Instant: a year is as good as forever here.
+        let until = until.unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
         let mut entries = self.lock();
-        let mut len = entries.values().map(Vec::len).sum::<usize>();
-        if len >= self.capacity {
-            for bucket in entries.values_mut() {
-                bucket.retain(|e| e.until > now);
-            }
-            entries.retain(|_, bucket| !bucket.is_empty());
-            len = entries.values().map(Vec::len).sum();
+        if entries.len >= self.capacity {
+            evict(&mut entries, now, self.capacity / 8 + 1);
         }
-        if len >= self.capacity {
-            let oldest = entries
-                .iter()
-                .flat_map(|(k, bucket)| bucket.iter().map(move |e| (*k, e.until)))
-                .min_by_key(|(_, u)| *u);
-            if let Some((key, u)) = oldest {
-                if let Some(bucket) = entries.get_mut(&key) {
-                    bucket.retain(|e| e.until != u);
-                }
-            }
-        }
-        let bucket = entries.entry(fingerprint(token)).or_default();
+        let fp = fingerprint(token);
+        let bucket = entries.map.entry(fp).or_default();
+        let before = bucket.len();
         bucket.retain(|e| &*e.token != token);
+        let replaced = before.saturating_sub(bucket.len());
         bucket.push(Entry {
             token: token.into(),
             verified: verified.clone(),
             until,
         });
+        entries.len = entries.len.saturating_sub(replaced).saturating_add(1);
     }
+}
+
+/// Drops the expired entries, then (if that freed fewer than `at_least`)
+/// the ones that expire soonest, `at_least` in all.
+fn evict<V>(entries: &mut Entries<V>, now: Instant, at_least: usize) {
+    for bucket in entries.map.values_mut() {
+        bucket.retain(|e| e.until > now);
+    }
+    entries.map.retain(|_, bucket| !bucket.is_empty());
+    let len: usize = entries.map.values().map(Vec::len).sum();
+    let freed = entries.len.saturating_sub(len);
+    entries.len = len;
+    if freed >= at_least {
+        return;
+    }
+    let mut untils: Vec<Instant> = entries.map.values().flatten().map(|e| e.until).collect();
+    let cut = at_least.saturating_sub(freed).min(untils.len());
+    if cut == 0 {
+        return;
+    }
+    untils.select_nth_unstable(cut - 1);
+    let Some(&limit) = untils.get(cut - 1) else { return };
+    for bucket in entries.map.values_mut() {
+        bucket.retain(|e| e.until > limit);
+    }
+    entries.map.retain(|_, bucket| !bucket.is_empty());
+    entries.len = entries.map.values().map(Vec::len).sum();
 }
 
 #[cfg(test)]
@@ -122,7 +152,7 @@ mod tests {
         cache.put("t1", &token, None);
         cache.put("t2", &token, None);
         cache.put("t3", &token, None);
-        assert_eq!(cache.lock().values().map(Vec::len).sum::<usize>(), 2);
+        assert!(cache.lock().len <= 2, "bounded");
         assert!(cache.get("t3").is_some());
         let expired = Arc::new(AccessToken {
             expires_at: Some(1),

@@ -136,11 +136,18 @@ impl TokenVerifier for IntrospectionVerifier {
             if self.refused.get(token).is_some() {
                 return Err(Rejection::Inactive);
             }
-            let _one_of_few = self
-                .calls
-                .acquire()
+            // At most 32 calls at once, and no endless queue behind a slow server.
+            let _one_of_few = tokio::time::timeout(Duration::from_secs(10), self.calls.acquire())
                 .await
+                .map_err(|_| Rejection::Unavailable("too many introspection calls waiting".into()))?
                 .map_err(|_| Rejection::Unavailable("introspection is shut".into()))?;
+            // Another request may have asked about the same token meanwhile.
+            if let Some(known) = self.cache.get(token) {
+                return Ok(known);
+            }
+            if self.refused.get(token).is_some() {
+                return Err(Rejection::Inactive);
+            }
             let verified = match self.introspect(token).await {
                 Ok(verified) => Arc::new(verified),
                 Err(Rejection::Inactive) => {

@@ -150,7 +150,8 @@ impl JwtVerifier {
 
     /// The shortest time between two key fetches caused by unknown key ids
     /// (default 30 s), so that forged `kid`s cannot make this server hammer
-    /// the authorization server.
+    /// the authorization server. The price: a token under a key rotated in
+    /// less than this after the last fetch is refused until the next one.
     pub fn refetch_interval(mut self, interval: Duration) -> Self {
         self.refetch_interval = interval;
         self

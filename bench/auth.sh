@@ -14,7 +14,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 DURATION=${BENCH_DURATION:-5s}
 ROUNDS=${BENCH_ROUNDS:-9}
-command -v wrk >/dev/null || { echo "auth.sh: needs wrk (apt-get install wrk)" >&2; exit 1; }
+# shellcheck source=wrk.sh
+. "$ROOT/bench/wrk.sh"
+wrk_ensure
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcp-bench-auth.XXXXXX")
 pids=()
@@ -48,29 +50,13 @@ token=$(curl -s -u mcp-client:mcp-client-secret -d grant_type=client_credentials
     --data-urlencode "resource=$resource" -d scope=tickets:read "$issuer/token" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["access_token"])')
 
-lua() { # AUTH_HEADER_OR_EMPTY
-    cat <<LUA
-wrk.method = "POST"
-wrk.body = [[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"after_sales_quote","arguments":{"order_id":"ORD-1001"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}]]
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
-wrk.headers["Mcp-Method"] = "tools/call"
-wrk.headers["Mcp-Name"] = "after_sales_quote"
-$1
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("WRK\t%.0f\t%.2f\t%d\t%d\n", summary.requests / (summary.duration / 1e6),
-    latency:percentile(99) / 1000, e.connect + e.read + e.write + e.status + e.timeout, summary.requests))
-end
-LUA
-}
-lua "" >"$work/open.lua"
-lua "wrk.headers[\"Authorization\"] = \"Bearer $token\"" >"$work/protected.lua"
+args='{"order_id":"ORD-1001"}'
+wrk_tools_call after_sales_quote "$args" >"$work/open.lua"
+wrk_tools_call after_sales_quote "$args" "wrk.headers[\"Authorization\"] = \"Bearer $token\"" >"$work/protected.lua"
 
 # Both answer the call (and the protected one refuses it without the token) before timing.
 for name in open protected; do
-    taskset -c 0 wrk -t1 -c16 -d2s -s "$work/$name.lua" "http://127.0.0.1:${PORT[$name]}/mcp" | grep -q $'^WRK\t[0-9]*\t[0-9.]*\t0\t' ||
+    taskset -c 0 wrk -t1 -c16 -d2s -s "$work/$name.lua" "http://127.0.0.1:${PORT[$name]}/mcp" | grep -q $'^WRK\t[0-9]*\t[0-9.]*\t[0-9.]*\t0\t' ||
         { echo "auth.sh: $name: the warm-up had errors" >&2; exit 1; }
 done
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$resource" -H 'content-type: application/json' -d '{}')
@@ -88,7 +74,7 @@ for round in $(seq 1 "$ROUNDS"); do
         before=$(cpu_ticks "${PID[$name]}")
         line=$(taskset -c 0 wrk -t1 -c16 -d"$DURATION" -s "$work/$name.lua" "http://127.0.0.1:${PORT[$name]}/mcp" | grep $'^WRK')
         after=$(cpu_ticks "${PID[$name]}")
-        IFS=$'\t' read -r _ rps p99 errors requests <<<"$line"
+        IFS=$'\t' read -r _ rps _ _ errors requests <<<"$line"
         [ "$errors" = 0 ] || { echo "auth.sh: $name: $errors errors" >&2; exit 1; }
         RPS[$name]+="$rps "
         THIS[$name]=$rps

@@ -13,9 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 peers=("$@")
 [ ${#peers[@]} -eq 0 ] && peers=(ours ceiling)
-for tool in valgrind callgrind_control callgrind_annotate wrk curl; do
-  command -v "$tool" >/dev/null || { echo "callgrind.sh: needs $tool (apt-get install valgrind wrk curl)" >&2; exit 1; }
+for tool in valgrind callgrind_control callgrind_annotate curl; do
+  command -v "$tool" >/dev/null || { echo "callgrind.sh: needs $tool (apt-get install valgrind curl)" >&2; exit 1; }
 done
+# shellcheck source=wrk.sh
+. bench/wrk.sh
+wrk_ensure
 export CARGO_TARGET_DIR=target/bench-prof CARGO_PROFILE_RELEASE_DEBUG=line-tables-only RUSTFLAGS="-C force-frame-pointers=yes"
 bins=(); for p in "${peers[@]}"; do bins+=(--bin "$p"); done
 cargo build -q --release -p mcp-bench "${bins[@]}" --bin driver

@@ -9,22 +9,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export MCP_DEPLOY_PROFILE=release
 cluster() { bash "$ROOT/deploy/cluster.sh" "$@"; }
 trap 'cluster down >/dev/null 2>&1 || true; [ -n "${solo:-}" ] && kill "$solo" 2>/dev/null || true' EXIT
-command -v wrk >/dev/null || { echo "replicas.sh: needs wrk (apt-get install wrk)" >&2; exit 1; }
+# shellcheck source=wrk.sh
+. "$ROOT/bench/wrk.sh"
+wrk_ensure
 lua=$(mktemp)
-cat >"$lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = [[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"load"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}]]
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
-wrk.headers["Mcp-Method"] = "tools/call"
-wrk.headers["Mcp-Name"] = "greet"
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("WRK\t%.0f\t%.2f\t%.2f\t%d\n", summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, e.connect + e.read + e.write + e.status + e.timeout))
-end
-LUA
+wrk_tools_call greet '{"name":"load"}' >"$lua"
 for n in 1 2 3; do
     cluster up "$n" >/dev/null
     wrk -t2 -c64 -d3s -s "$lua" http://127.0.0.1:28400/mcp >/dev/null

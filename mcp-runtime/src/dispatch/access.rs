@@ -25,7 +25,11 @@ fn check(token: Option<&AccessToken>, required: &[String]) -> Result<(), McpErro
 }
 
 /// `tools/call` of `name` (an unknown name is left to the call to report).
+/// Without a token nothing is looked up.
 pub(crate) fn tool(catalog: &Catalog, name: &str, token: Option<&AccessToken>) -> Result<(), McpError> {
+    if token.is_none() {
+        return Ok(());
+    }
     match catalog.tool_index.get(name) {
         Some(&i) => check(token, &catalog.tools[i].scopes),
         None => Ok(()),
@@ -34,6 +38,9 @@ pub(crate) fn tool(catalog: &Catalog, name: &str, token: Option<&AccessToken>) -
 
 /// `prompts/get` of `name`.
 pub(crate) fn prompt(catalog: &Catalog, name: &str, token: Option<&AccessToken>) -> Result<(), McpError> {
+    if token.is_none() {
+        return Ok(());
+    }
     match catalog.prompt_index.get(name) {
         Some(&i) => check(token, &catalog.prompts[i].scopes),
         None => Ok(()),

@@ -300,3 +300,99 @@ async fn a_connection_accepted_just_before_the_stop_may_still_send_its_request()
         .unwrap()
         .unwrap();
 }
+
+/// Reads one response with a `Content-Length` body, leaving the connection open.
+async fn one_response(stream: &mut TcpStream) -> String {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .expect("the server answers")
+            .unwrap();
+        assert!(n > 0, "the connection closed before the response ended");
+        raw.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().to_owned())
+                })
+                .and_then(|v| v.parse::<usize>().ok())
+                .expect("a Content-Length");
+            if raw.len() >= end + 4 + length {
+                return text;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_may_carry_a_request_just_after_the_stop() {
+    let (http, addr) = bound().await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    let mut kept = TcpStream::connect(addr).await.unwrap();
+    kept.write_all(&list_request(addr)).await.unwrap();
+    let first = one_response(&mut kept).await;
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    stop.send(()).unwrap();
+    // A proxy reuses its kept-alive connection as the server stops: the
+    // request is answered, and the answer says the connection closes.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    kept.write_all(&list_request(addr)).await.unwrap();
+    let mut raw = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), kept.read_to_end(&mut raw)).await;
+    assert!(read.is_ok(), "the server answers and closes");
+    let second = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+    assert!(
+        second.starts_with("http/1.1 200"),
+        "the request after the stop is answered: {second}"
+    );
+    assert!(second.contains("connection: close"), "{second}");
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until returns")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn connections_queued_before_the_server_heard_of_them_are_served_at_the_stop() {
+    let (http, addr) = bound().await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    // One request served: the accept loop has run and waits for the next.
+    let mut first = TcpStream::connect(addr).await.unwrap();
+    first.write_all(&list_request(addr)).await.unwrap();
+    assert!(one_response(&mut first).await.starts_with("HTTP/1.1 200"));
+    // Connected and sent with blocking calls, so that the runtime's reactor
+    // does not run in between: the kernel has queued these connections, and
+    // the stop comes before the server has been told about them.
+    let queued: Vec<std::net::TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(addr).unwrap();
+            std::io::Write::write_all(&mut s, &list_request(addr)).unwrap();
+            s
+        })
+        .collect();
+    stop.send(()).unwrap();
+    for s in queued {
+        s.set_nonblocking(true).unwrap();
+        let mut s = TcpStream::from_std(s).unwrap();
+        assert_eq!(status_of(&mut s).await, 200, "a queued request is answered");
+    }
+    drop(first);
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serve_until returns")
+        .unwrap()
+        .unwrap();
+}

@@ -288,6 +288,9 @@ pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
                 ),
             };
             let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, config).await?;
+            // Listening for SIGTERM before saying where it serves: a host
+            // that reads the address may stop it at once.
+            let stop = crate::transport::stop_signal_installed().await;
             let local = http.local_addr()?;
             let info = &server.config().info;
             eprintln!(
@@ -296,7 +299,7 @@ pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
                  Authorization: {protection}",
                 info.name, info.version, info.name
             );
-            http.serve().await
+            http.serve_until(stop).await
         }
     }
 }

@@ -36,3 +36,18 @@ pub async fn stop_signal() {
         std::future::pending::<()>().await;
     }
 }
+
+/// [`stop_signal`] with its handlers already in place: polled once before
+/// it is returned, so that a signal that comes before the server's first
+/// poll of it stops the server gracefully instead of ending the process.
+pub(crate) async fn stop_signal_installed() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+    let mut stop = Box::pin(stop_signal());
+    let stopped =
+        std::future::poll_fn(|cx| std::task::Poll::Ready(std::future::Future::poll(stop.as_mut(), cx).is_ready()))
+            .await;
+    if stopped {
+        Box::pin(std::future::ready(()))
+    } else {
+        stop
+    }
+}

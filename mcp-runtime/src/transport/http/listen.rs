@@ -10,18 +10,18 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
-/// A connection on which no request has come yet is not closed by a stop
-/// before it is this old: a proxy that opened it has sent, or is sending, a
-/// request it will not re-send elsewhere (a POST is not idempotent), so
-/// closing it unread would fail that request.
-const FIRST_REQUEST_WINDOW: Duration = Duration::from_millis(500);
+/// After a stop, an idle connection stays open this long, or until its next
+/// request (answered with `Connection: close`): a proxy that keeps it alive
+/// may be sending a request on it at that very moment, which it will not
+/// re-send elsewhere (a POST is not idempotent), so closing it at once would
+/// fail that request.
+const STOP_WINDOW: Duration = Duration::from_millis(500);
 
 /// A bound HTTP listener serving the MCP endpoint at `config.path`.
 pub struct HttpServer {
@@ -58,9 +58,10 @@ impl HttpServer {
     /// closed or the grace period is over.
     ///
     /// Connections the kernel had completed before the stop (waiting in the
-    /// accept queue) are still served, and a connection accepted less than
-    /// half a second before the stop may deliver its first request: behind a
-    /// load balancer, a replica restarted this way fails no request.
+    /// accept queue) are still served, and an idle connection stays open for
+    /// half a second after the stop, closing after its next request if one
+    /// comes: behind a load balancer that keeps connections alive, a replica
+    /// restarted this way fails no request.
     pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let HttpServer { listener, service } = self;
         let stop = Stop::default();
@@ -84,18 +85,7 @@ impl HttpServer {
         }
         // Closing the listener resets the connections still in its queue,
         // after their clients may have sent a request: take them in first.
-        let mut errors = 0;
-        while let Some(accepted) = accept_now(&listener).await {
-            match accepted {
-                Ok((stream, peer)) => connection(&mut open, stream, peer, &service, stop.watch()),
-                Err(e) if errors < 16 => {
-                    errors += 1;
-                    tracing::warn!("accept failed while stopping: {e}");
-                }
-                Err(_) => break,
-            }
-        }
-        drop(listener);
+        drain(listener, &mut open, &service, &stop);
         let grace = service.config.shutdown_grace;
         tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
         service.server.shutdown();
@@ -111,45 +101,77 @@ impl HttpServer {
 
     /// Serves until the process is asked to stop (SIGTERM or SIGINT on
     /// Unix, Ctrl-C elsewhere), then stops gracefully (see
-    /// [`HttpServer::serve_until`]).
+    /// [`HttpServer::serve_until`]). The signal handlers are in place
+    /// before the first connection is accepted.
     pub async fn serve(self) -> std::io::Result<()> {
-        self.serve_until(super::super::stop_signal()).await
+        let stop = super::super::stop_signal_installed().await;
+        self.serve_until(stop).await
     }
 }
 
-/// A connection waiting in the listener's queue, without waiting for one.
-async fn accept_now(listener: &TcpListener) -> Option<std::io::Result<(TcpStream, SocketAddr)>> {
-    std::future::poll_fn(|cx| match listener.poll_accept(cx) {
-        Poll::Ready(accepted) => Poll::Ready(Some(accepted)),
-        Poll::Pending => Poll::Ready(None),
-    })
-    .await
+/// Serves every connection waiting in the listener's queue, then closes
+/// the listener. The kernel is asked directly until its queue is empty: the
+/// reactor may not have reported the newest connections yet, and closing
+/// the listener would reset them.
+fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, stop: &Stop) {
+    let listener = match listener.into_std() {
+        Ok(listener) => listener,
+        Err(e) => {
+            tracing::warn!("stopping: cannot take in the connections still queued: {e}");
+            return;
+        }
+    };
+    let mut errors = 0;
+    loop {
+        let accepted = listener.accept().and_then(|(stream, peer)| {
+            stream.set_nonblocking(true)?;
+            Ok((TcpStream::from_std(stream)?, peer))
+        });
+        match accepted {
+            Ok((stream, peer)) => connection(open, stream, peer, service, stop.watch()),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+            Err(e) if errors < 16 => {
+                errors += 1;
+                tracing::warn!("accept failed while stopping: {e}");
+            }
+            Err(_) => break,
+        }
+    }
 }
 
-/// Serves one accepted connection on its own task until it closes; on a
-/// stop, it finishes the response in progress and closes. A connection on
-/// which no request has come yet first gets [`FIRST_REQUEST_WINDOW`] from
-/// its accept to deliver one.
+/// Serves one accepted connection on its own task until it closes. On a
+/// stop, a request in progress finishes; the connection then closes after
+/// its next request (told `Connection: close`), or once it has stayed
+/// [`STOP_WINDOW`] without one.
 fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, service: &McpService, mut watch: Watch) {
-    let accepted = tokio::time::Instant::now();
     // Small SSE frames must not wait for delayed ACKs (Nagle).
     let _ = stream.set_nodelay(true);
     let service = service.clone();
-    // Whether a request has come on this connection.
-    let used = Arc::new(AtomicBool::new(false));
-    let seen = used.clone();
+    // How many requests have come on this connection.
+    let requests = Arc::new(AtomicU64::new(0));
+    let counted = requests.clone();
+    let stopping = watch.stopping();
     open.spawn(async move {
         let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-            seen.store(true, Ordering::Relaxed);
+            counted.fetch_add(1, Ordering::Relaxed);
+            // A request that comes after the stop is the connection's last,
+            // and its answer says so before the connection closes.
+            let last = stopping.get();
             let service = service.clone();
             async move {
                 let path = req.uri().path();
                 let metadata = service.config.auth.is_some() && path.starts_with(super::auth::WELL_KNOWN_METADATA);
-                if path == service.config.path || metadata {
-                    Ok::<_, Infallible>(service.handle(req).await)
+                let mut response = if path == service.config.path || metadata {
+                    service.handle(req).await
                 } else {
-                    Ok(status(StatusCode::NOT_FOUND))
+                    status(StatusCode::NOT_FOUND)
+                };
+                if last {
+                    response
+                        .headers_mut()
+                        .insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
                 }
+                Ok::<_, Infallible>(response)
             }
         });
         let conn = hyper::server::conn::http1::Builder::new()
@@ -158,15 +180,15 @@ fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, servi
         tokio::pin!(conn);
         let mut graceful = false;
         // Made only once the server stops: the request path pays nothing.
-        let mut window: Option<Pin<Box<tokio::time::Sleep>>> = None;
+        // The requests seen when this connection saw the stop, and its window.
+        let mut stopped: Option<(u64, Pin<Box<tokio::time::Sleep>>)> = None;
         let ended = std::future::poll_fn(|cx| {
             if !graceful && watch.poll_stopped(cx) {
-                let ready = used.load(Ordering::Relaxed) || {
-                    let window = window
-                        .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(accepted + FIRST_REQUEST_WINDOW)));
-                    window.as_mut().poll(cx).is_ready()
-                };
-                if ready {
+                let (seen, window) = stopped.get_or_insert_with(|| {
+                    let seen = requests.load(Ordering::Relaxed);
+                    (seen, Box::pin(tokio::time::sleep(STOP_WINDOW)))
+                });
+                if requests.load(Ordering::Relaxed) > *seen || window.as_mut().poll(cx).is_ready() {
                     // Finish the response in progress (telling the client
                     // the connection closes), then close.
                     conn.as_mut().graceful_shutdown();
@@ -174,8 +196,12 @@ fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, servi
                 }
             }
             let polled = conn.as_mut().poll(cx);
-            // A request that came in the window: close after it, not at the window's end.
-            if !graceful && window.is_some() && used.load(Ordering::Relaxed) {
+            // A request that came after the stop: close after it, not at the window's end.
+            if !graceful
+                && stopped
+                    .as_ref()
+                    .is_some_and(|(seen, _)| requests.load(Ordering::Relaxed) > *seen)
+            {
                 conn.as_mut().graceful_shutdown();
                 graceful = true;
             }

@@ -68,6 +68,24 @@ impl Watch {
     }
 }
 
+impl Watch {
+    /// The stop flag alone, to read without a task to wake.
+    pub(crate) fn stopping(&self) -> Stopping {
+        Stopping(self.inner.clone())
+    }
+}
+
+/// Whether the server is stopping, read where no waker is at hand (one
+/// atomic load).
+pub(crate) struct Stopping(Arc<Inner>);
+
+impl Stopping {
+    /// Whether the stop has been triggered.
+    pub(crate) fn get(&self) -> bool {
+        self.0.stopped.load(Ordering::Acquire)
+    }
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         if self.registered {

@@ -36,10 +36,7 @@ async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams()
         .await
         .unwrap();
     let addr = http.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let (stop, serving) = serve_until_told(http);
 
     let mut listen = open_stream(
         addr,
@@ -80,11 +77,7 @@ async fn a_stopping_server_finishes_requests_in_flight_and_ends_listen_streams()
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     assert_eq!(listen.next_within(Duration::from_secs(2)).await, None);
     // serve_until returns once every connection closed (the idle one too).
-    tokio::time::timeout(Duration::from_secs(5), serving)
-        .await
-        .expect("serve_until returns after the requests in flight")
-        .unwrap()
-        .unwrap();
+    returns(serving, "serve_until returns after the requests in flight").await;
     drop(idle);
     assert!(TcpStream::connect(addr).await.is_err(), "no new connection is accepted");
 }
@@ -102,10 +95,7 @@ async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
     };
     let http = HttpServer::bind(server, "127.0.0.1:0", config).await.unwrap();
     let addr = http.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let (stop, serving) = serve_until_told(http);
     let mut meta = meta_with(json!({}));
     meta["progressToken"] = json!("p");
     let params = json!({"name": "takes_a_while", "arguments": {"ms": 60000}, "_meta": meta});
@@ -113,11 +103,7 @@ async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
     assert_eq!(slow.next().await["method"], "notifications/progress");
     let asked = tokio::time::Instant::now();
     stop.send(()).unwrap();
-    tokio::time::timeout(Duration::from_secs(5), serving)
-        .await
-        .expect("serve_until gives up after the grace period")
-        .unwrap()
-        .unwrap();
+    returns(serving, "serve_until gives up after the grace period").await;
     assert!(asked.elapsed() >= Duration::from_millis(200));
 }
 
@@ -223,6 +209,27 @@ fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
     assert!(std::net::TcpStream::connect(&addr).is_err(), "nothing listens any more");
 }
 
+/// Serves `http` on a task until the returned sender is used.
+fn serve_until_told(http: HttpServer) -> (tokio::sync::oneshot::Sender<()>, ServeTask) {
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    (stop, serving)
+}
+
+/// A server's `serve_until` on its task.
+type ServeTask = tokio::task::JoinHandle<std::io::Result<()>>;
+
+/// Waits at most 5 s for `serve_until` to return, and checks it returned `Ok`.
+async fn returns(serving: ServeTask, what: &str) {
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect(what)
+        .unwrap()
+        .unwrap();
+}
+
 /// A bare server bound on loopback, not yet serving.
 async fn bound() -> (HttpServer, SocketAddr) {
     let server = Server::builder()
@@ -271,21 +278,14 @@ async fn a_request_waiting_in_the_listeners_queue_at_the_stop_is_served() {
     waiting.write_all(&list_request(addr)).await.unwrap();
     let serving = tokio::spawn(http.serve_until(std::future::ready(())));
     assert_eq!(status_of(&mut waiting).await, 200, "the queued request is answered");
-    tokio::time::timeout(Duration::from_secs(5), serving)
-        .await
-        .expect("serve_until returns")
-        .unwrap()
-        .unwrap();
+    returns(serving, "serve_until returns").await;
     assert!(TcpStream::connect(addr).await.is_err(), "no new connection is accepted");
 }
 
 #[tokio::test]
 async fn a_connection_accepted_just_before_the_stop_may_still_send_its_request() {
     let (http, addr) = bound().await;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let (stop, serving) = serve_until_told(http);
     let mut early = TcpStream::connect(addr).await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     stop.send(()).unwrap();
@@ -294,11 +294,7 @@ async fn a_connection_accepted_just_before_the_stop_may_still_send_its_request()
     tokio::time::sleep(Duration::from_millis(100)).await;
     early.write_all(&list_request(addr)).await.unwrap();
     assert_eq!(status_of(&mut early).await, 200, "the late request is answered");
-    tokio::time::timeout(Duration::from_secs(5), serving)
-        .await
-        .expect("serve_until returns")
-        .unwrap()
-        .unwrap();
+    returns(serving, "serve_until returns").await;
 }
 
 /// Reads one response with a `Content-Length` body, leaving the connection open.
@@ -333,10 +329,7 @@ async fn one_response(stream: &mut TcpStream) -> String {
 #[tokio::test]
 async fn a_kept_alive_connection_may_carry_a_request_just_after_the_stop() {
     let (http, addr) = bound().await;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let (stop, serving) = serve_until_told(http);
     let mut kept = TcpStream::connect(addr).await.unwrap();
     kept.write_all(&list_request(addr)).await.unwrap();
     let first = one_response(&mut kept).await;
@@ -355,20 +348,13 @@ async fn a_kept_alive_connection_may_carry_a_request_just_after_the_stop() {
         "the request after the stop is answered: {second}"
     );
     assert!(second.contains("connection: close"), "{second}");
-    tokio::time::timeout(Duration::from_secs(5), serving)
-        .await
-        .expect("serve_until returns")
-        .unwrap()
-        .unwrap();
+    returns(serving, "serve_until returns").await;
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn connections_queued_before_the_server_heard_of_them_are_served_at_the_stop() {
     let (http, addr) = bound().await;
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let (stop, serving) = serve_until_told(http);
     // One request served: the accept loop has run and waits for the next.
     let mut first = TcpStream::connect(addr).await.unwrap();
     first.write_all(&list_request(addr)).await.unwrap();
@@ -390,9 +376,5 @@ async fn connections_queued_before_the_server_heard_of_them_are_served_at_the_st
         assert_eq!(status_of(&mut s).await, 200, "a queued request is answered");
     }
     drop(first);
-    tokio::time::timeout(Duration::from_secs(5), serving)
-        .await
-        .expect("serve_until returns")
-        .unwrap()
-        .unwrap();
+    returns(serving, "serve_until returns").await;
 }

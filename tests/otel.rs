@@ -1,8 +1,10 @@
-//! OpenTelemetry: the `mcp.request` span of a request that carries a W3C
-//! `traceparent` in `_meta` (SEP-414) is exported as a child of the
-//! caller's span, in the caller's trace, with the request's attributes.
-//! The exporter is the OpenTelemetry SDK's in-memory one, behind
-//! tracing-opentelemetry, as an application with its own subscriber wires it.
+//! OpenTelemetry wired by an application with its own subscriber: the span
+//! of a request that carries a W3C `traceparent` in `_meta` (SEP-414) is
+//! exported as a child of the caller's span, in the caller's trace, named and
+//! attributed after the OpenTelemetry MCP conventions. The exporter is the
+//! SDK's in-memory one behind tracing-opentelemetry, as such an application
+//! wires it; `tests/otlp.rs` checks what a binary sends to a real OTLP
+//! receiver.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
@@ -58,11 +60,14 @@ async fn the_request_span_continues_the_callers_trace() {
     provider.force_flush().unwrap();
 
     let spans = exporter.get_finished_spans().unwrap();
-    let requests: Vec<&SpanData> = spans.iter().filter(|s| s.name == "mcp.request").collect();
+    let requests: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.span_kind == opentelemetry::trace::SpanKind::Server)
+        .collect();
     assert_eq!(requests.len(), 2, "{spans:#?}");
     let call = requests
         .iter()
-        .find(|s| attribute(s, "mcp.method").as_deref() == Some("tools/call"))
+        .find(|s| s.name == "tools/call traced_greet")
         .expect("the call's span");
     assert_eq!(call.span_context.trace_id().to_string(), TRACE_ID, "the caller's trace");
     assert_eq!(
@@ -71,15 +76,22 @@ async fn the_request_span_continues_the_callers_trace() {
         "the caller's span is the parent"
     );
     assert_eq!(call.span_context.trace_state().header(), "vendor=1");
-    assert_eq!(attribute(call, "mcp.name").as_deref(), Some("traced_greet"));
-    assert_eq!(attribute(call, "mcp.era").as_deref(), Some("2026-07-28"));
-    assert_eq!(attribute(call, "mcp.principal").as_deref(), Some("ada"));
-    assert_eq!(attribute(call, "mcp.outcome").as_deref(), Some("ok"));
-    assert!(attribute(call, "mcp.duration_us").is_some());
+    assert_eq!(attribute(call, "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(attribute(call, "gen_ai.tool.name").as_deref(), Some("traced_greet"));
+    assert_eq!(
+        attribute(call, "gen_ai.operation.name").as_deref(),
+        Some("execute_tool")
+    );
+    assert_eq!(attribute(call, "mcp.protocol.version").as_deref(), Some("2026-07-28"));
+    assert_eq!(attribute(call, "mcp_runtime.era").as_deref(), Some("modern"));
+    assert_eq!(attribute(call, "mcp_runtime.principal").as_deref(), Some("ada"));
+    assert_eq!(attribute(call, "error.type"), None);
+    // The tracing-opentelemetry bridge's own fields are not attributes.
+    assert_eq!(attribute(call, "otel.name"), None);
 
     let list = requests
         .iter()
-        .find(|s| attribute(s, "mcp.method").as_deref() == Some("tools/list"))
+        .find(|s| s.name == "tools/list")
         .expect("the list's span");
     assert_ne!(
         list.span_context.trace_id().to_string(),

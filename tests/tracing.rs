@@ -65,7 +65,7 @@ async fn call(server: &Server, params: serde_json::Value) -> serde_json::Value {
 }
 
 #[test]
-fn a_request_span_carries_the_callers_trace_context_and_its_outcome() {
+fn a_request_span_carries_the_conventions_attributes_and_its_outcome() {
     let spans: Spans = Arc::default();
     let subscriber = tracing_subscriber::registry().with(Recorder(spans.clone()));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -93,13 +93,23 @@ fn a_request_span_carries_the_callers_trace_context_and_its_outcome() {
     let requests: Vec<_> = spans.iter().filter(|(name, _)| name == "mcp.request").collect();
     assert_eq!(requests.len(), 2, "{spans:?}");
     let first = &requests[0].1;
-    assert_eq!(first["mcp.method"], "tools/call");
-    assert_eq!(first["mcp.id"], "42");
-    assert_eq!(first["mcp.name"], "traced_hello");
-    assert_eq!(first["mcp.era"], "2026-07-28");
-    assert_eq!(first["trace.parent"], parent);
-    assert_eq!(first["trace.state"], "vendor=1");
-    assert_eq!(first["mcp.outcome"], "ok");
-    assert!(first["mcp.duration_us"].parse::<u64>().is_ok(), "{first:?}");
-    assert_eq!(requests[1].1["mcp.outcome"], "error -32602", "{:?}", requests[1].1);
+    // The OpenTelemetry MCP conventions' names (gen-ai/mcp.md).
+    assert_eq!(first["otel.name"], "tools/call traced_hello", "{first:?}");
+    assert_eq!(first["otel.kind"], "server");
+    assert_eq!(first["mcp.method.name"], "tools/call");
+    assert_eq!(first["jsonrpc.request.id"], "42");
+    assert_eq!(first["gen_ai.tool.name"], "traced_hello");
+    assert_eq!(first["gen_ai.operation.name"], "execute_tool");
+    assert_eq!(first["mcp.protocol.version"], "2026-07-28");
+    assert_eq!(first["mcp_runtime.era"], "modern");
+    assert!(!first.contains_key("error.type"), "{first:?}");
+    assert!(!first.contains_key("otel.status_code"), "{first:?}");
+    let second = &requests[1].1;
+    assert_eq!(second["error.type"], "-32602", "{second:?}");
+    assert_eq!(second["rpc.response.status_code"], "-32602");
+    assert_eq!(second["otel.status_code"], "ERROR");
+    assert!(
+        second["otel.status_description"].contains("Invalid params"),
+        "{second:?}"
+    );
 }

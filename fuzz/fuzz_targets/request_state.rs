@@ -124,6 +124,7 @@ fn setup() -> &'static (Sealer, Vec<Genuine>) {
             state: Some(json!({"step": 2, "note": "é\u{0}"})),
             round: 3,
             exp: 0,
+            link: None,
         };
         let cases: [(&Sealer, Sealed, &str, &str, Option<Value>, Option<&str>); 4] = [
             (

@@ -134,6 +134,7 @@ impl Connection {
                 session,
                 identity: None,
                 hide_unreachable: false,
+                transport: crate::dispatch::Transport::Stdio,
             };
             let reply = crate::dispatch::handle_request(&server, &request, scope).await;
             lock(&in_flight).remove(&request.id);

@@ -47,8 +47,9 @@
 //! ## Cargo features
 //!
 //! - `redis`: many replicas sharing tasks and change events through Redis.
-//! - `otel`: request spans exported to an OpenTelemetry collector over OTLP
-//!   (`otel`), continuing the caller's W3C trace.
+//! - `otel`: request spans and metrics after the OpenTelemetry MCP
+//!   conventions, exported over OTLP and as Prometheus text ([`otel`]),
+//!   continuing the caller's W3C trace.
 //! - `auth`: the verifiers of an OAuth 2.1 resource server that ask an
 //!   authorization server ([`auth::JwtVerifier`], [`auth::IntrospectionVerifier`]);
 //!   the rest of [`auth`] (scopes, challenges, metadata, your own
@@ -72,6 +73,9 @@ mod method;
 pub mod otel;
 mod outbound;
 mod panic;
+mod telemetry;
+#[cfg(any(feature = "auth", feature = "otel"))]
+mod tls;
 
 pub mod auth;
 mod content;

@@ -21,6 +21,9 @@ use std::sync::{Arc, OnceLock};
 /// The protocol revisions served statelessly, newest first.
 pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28"];
 
+/// The newest revision served.
+pub(crate) const LATEST: &str = SUPPORTED_VERSIONS[0];
+
 /// The validated metadata of one request.
 #[derive(Debug, Clone, Default)]
 pub struct RequestMeta {

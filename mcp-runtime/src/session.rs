@@ -37,6 +37,17 @@ pub struct Session {
     last_seen: Mutex<Instant>,
     /// The token subject that opened it, on an authorized endpoint.
     owner: std::sync::OnceLock<String>,
+    /// When it was opened (`mcp.server.session.duration`).
+    opened: Instant,
+    /// Its count in the `active_sessions` gauge.
+    _alive: crate::telemetry::Held,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let network = if self.id.is_some() { "tcp" } else { "pipe" };
+        crate::telemetry::record_session(self.opened.elapsed().as_secs_f64(), self.version, network);
+    }
 }
 
 /// How long a server-to-client request waits for its answer.
@@ -61,6 +72,8 @@ impl Session {
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
             owner: std::sync::OnceLock::new(),
+            opened: Instant::now(),
+            _alive: crate::telemetry::Held::new(crate::telemetry::Gauge::Sessions),
         }
     }
 
@@ -148,13 +161,28 @@ impl Session {
                 .get("params")
                 .cloned()
                 .unwrap_or_else(|| Value::Object(Map::new()));
+            // The CLIENT span of a server-to-client request, a child of the
+            // request it serves, ended when the answer comes.
+            let span = tracing::debug_span!(
+                "mcp.ask",
+                "otel.name" = %crate::telemetry::cap(method),
+                "otel.kind" = "client",
+                "otel.status_code" = tracing::field::Empty,
+                "otel.status_description" = tracing::field::Empty,
+                "mcp.method.name" = %crate::telemetry::cap(method),
+                "jsonrpc.request.id" = %id.to_string().trim_matches('"'),
+                "mcp.session.id" = self.id.as_deref(),
+                "mcp.protocol.version" = self.version,
+                "error.type" = tracing::field::Empty,
+                "rpc.response.status_code" = tracing::field::Empty,
+            );
             if outbound.send(jsonrpc::encode_request(&id, method, &params)).is_err() {
                 return Err(McpError::internal("the client's stream closed"));
             }
-            waiting.push((key.clone(), rx));
+            waiting.push((key.clone(), rx, span));
         }
         let mut answers = Map::new();
-        for (key, rx) in waiting {
+        for (key, rx, span) in waiting {
             match tokio::time::timeout(ASK_TIMEOUT, rx).await {
                 Ok(Ok(Ok(value))) => {
                     answers.insert(key, value);
@@ -165,11 +193,15 @@ impl Session {
                         .and_then(Value::as_str)
                         .unwrap_or("error")
                         .to_owned();
+                    let code = error.get("code").and_then(Value::as_i64).unwrap_or_default();
+                    crate::telemetry::record_error(&span, &code, &message);
+                    span.record("rpc.response.status_code", tracing::field::display(code));
                     return Err(McpError::internal(format!(
                         "the client answered {key:?} with an error: {message}"
                     )));
                 }
                 Ok(Err(_)) | Err(_) => {
+                    crate::telemetry::record_error(&span, &"timeout", "no answer");
                     return Err(McpError::internal(format!("the client did not answer {key:?} in time")));
                 }
             }

@@ -50,8 +50,7 @@ impl AuthServerMetadata {
 /// The HTTP client of the verifiers: rustls (ring) for https, timeouts, no
 /// redirects (a metadata or key URL that moves is not followed).
 pub(crate) fn client() -> Result<reqwest::Client, Rejection> {
-    // rustls needs one process-wide crypto provider; keep one installed already.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    crate::tls::install_provider();
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(5))
         .timeout(Duration::from_secs(10))

@@ -10,6 +10,10 @@
 //!                   run one tool in process and print its result
 //! server --help     print usage
 //! ```
+//!
+//! `--metrics ADDR` (or `MCP_METRICS_ADDR`), with either way of serving,
+//! serves the metrics as Prometheus text at `http://ADDR/metrics` (the
+//! `otel` feature).
 
 mod auth;
 mod local;
@@ -41,6 +45,24 @@ pub enum Command {
         /// A JSON file of answers to its asks, by key; without one they are asked on the terminal.
         answers: Option<String>,
     },
+}
+
+/// Takes `--metrics ADDR` out of the arguments, wherever it stands.
+fn take_metrics_flag(args: impl Iterator<Item = String>) -> Result<(Vec<String>, Option<String>), String> {
+    let mut rest = Vec::new();
+    let mut metrics = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--metrics" {
+            let addr = args
+                .next()
+                .ok_or("--metrics needs an address, for example --metrics 127.0.0.1:9464")?;
+            metrics = Some(addr);
+        } else {
+            rest.push(arg);
+        }
+    }
+    Ok((rest, metrics))
 }
 
 /// Parses the arguments after the program name.
@@ -97,6 +119,8 @@ fn usage(name: &str) -> String {
          its questions (elicitation, sampling, roots) are asked here, or answered from\n                           \
          FILE, a JSON object of answers by key\n  \
          {name} --help               print this help\n\n\
+         With --metrics ADDR (or {METRICS_ENV}=ADDR) next to --stdio or --http, the metrics are served\n\
+         as Prometheus text at http://ADDR/metrics (e.g. --metrics 127.0.0.1:9464).\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
          {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
@@ -106,8 +130,8 @@ fn usage(name: &str) -> String {
 
 #[cfg(feature = "otel")]
 const OTEL_USAGE: &str = "With OTEL_EXPORTER_OTLP_ENDPOINT set (e.g. http://127.0.0.1:4318), each request's span \
-                          is exported over OTLP\n(HTTP/protobuf), continuing the caller's traceparent; \
-                          OTEL_SERVICE_NAME names the service.\n";
+                          and the metrics are exported\nover OTLP (HTTP/protobuf), continuing the caller's \
+                          traceparent; OTEL_SERVICE_NAME names the service.\n";
 #[cfg(not(feature = "otel"))]
 const OTEL_USAGE: &str = "";
 
@@ -147,7 +171,9 @@ fn banner(server: &Server) -> String {
 /// Used by [`crate::main!`].
 pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> ExitCode {
     let name = info.name.clone();
-    let command = match parse_args(std::env::args().skip(1)) {
+    let parsed =
+        take_metrics_flag(std::env::args().skip(1)).and_then(|(args, metrics)| Ok((parse_args(args)?, metrics)));
+    let (command, metrics) = match parsed {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}\n\n{}", usage(&name));
@@ -159,18 +185,21 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         return ExitCode::SUCCESS;
     }
     let local = matches!(command, Command::Tools | Command::Discover | Command::Call { .. });
-    // Exports request spans while it lives (the `otel` feature, with an OTLP endpoint set).
+    // Exports spans and metrics while it lives, and sends what is left when
+    // dropped, after the server stopped (the `otel` feature).
     #[cfg(feature = "otel")]
-    let _otel = match crate::otel::configured() && !local {
-        true => match crate::otel::init(&name) {
-            Ok(guard) => Some(guard),
-            Err(e) => {
-                eprintln!("error: cannot start OpenTelemetry: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        false => None,
+    let _otel = match telemetry(&name, metrics, local) {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("error: cannot start OpenTelemetry: {e}");
+            return ExitCode::from(2);
+        }
     };
+    #[cfg(not(feature = "otel"))]
+    if metrics.is_some() || std::env::var_os(METRICS_ENV).is_some() {
+        eprintln!("error: --metrics and {METRICS_ENV} need the `otel` feature of mcp-runtime, which this binary was built without");
+        return ExitCode::from(2);
+    }
     init_logging();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -208,6 +237,31 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
             ExitCode::FAILURE
         }
     }
+}
+
+/// The environment variable that sets the Prometheus text endpoint's address, like `--metrics`.
+pub const METRICS_ENV: &str = crate::telemetry::METRICS_ADDR_ENV;
+
+/// Sets up OTLP export and the metrics endpoint as the environment and
+/// `--metrics` say; nothing for the in-process commands.
+#[cfg(feature = "otel")]
+fn telemetry(
+    name: &str,
+    metrics: Option<String>,
+    local: bool,
+) -> Result<Option<crate::otel::OtelGuard>, crate::otel::OtelError> {
+    let mut options = crate::otel::Options::from_env();
+    if metrics.is_some() {
+        options.prometheus = metrics;
+    }
+    if local || !options.any() {
+        return Ok(None);
+    }
+    let guard = crate::otel::init_with(name, options)?;
+    if let Some(addr) = guard.metrics_addr() {
+        eprintln!("metrics: Prometheus text at http://{addr}/metrics");
+    }
+    Ok(Some(guard))
 }
 
 /// Joins the store and bus replicas share when `MCP_REDIS_URL` is set.

@@ -78,6 +78,7 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
             "subscriptions/listen needs a response stream",
         ));
     };
+    let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
     let mut rx = server.inner.events.subscribe();
     let id = ctx.request_id().clone();
     let mut filter = params.notifications;

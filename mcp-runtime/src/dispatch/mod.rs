@@ -14,7 +14,9 @@ use crate::method::Method;
 use crate::mrtr::{InputRequired, MrtrScope, Outcome};
 use crate::outbound::Outbound;
 use crate::server::{Context, RequestScope, Server};
+use crate::telemetry::Target;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use std::sync::Arc;
 
 mod access;
@@ -68,47 +70,173 @@ pub struct Scope {
     pub identity: Option<Arc<crate::auth::AccessToken>>,
     /// Whether lists leave out what `identity`'s scopes do not reach.
     pub hide_unreachable: bool,
+    /// The transport the request came over.
+    pub transport: Transport,
+}
+
+/// The transport a request came over, as telemetry names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Transport {
+    /// In process (the test client, a binary's `call`): no network.
+    #[default]
+    InProcess,
+    /// stdio (`network.transport` `pipe`).
+    Stdio,
+    /// Streamable HTTP over HTTP/1.1 (`network.transport` `tcp`).
+    Http,
+}
+
+impl Transport {
+    fn network(self) -> Option<&'static str> {
+        match self {
+            Transport::InProcess => None,
+            Transport::Stdio => Some("pipe"),
+            Transport::Http => Some("tcp"),
+        }
+    }
+}
+
+/// What the telemetry of one request learns while it is routed. When
+/// nothing observes the request (`observe` false) it records nothing.
+#[derive(Default)]
+pub(crate) struct Seen {
+    observe: bool,
+    version: Option<&'static str>,
+    target: Option<Target>,
+    tool_error: bool,
+}
+
+impl Seen {
+    /// The request named a tool or prompt the catalog serves: the span is
+    /// named after it and the metric carries it.
+    fn found(&mut self, method: Method, target: impl FnOnce() -> Target) {
+        if !self.observe {
+            return;
+        }
+        let target = target();
+        let span = tracing::Span::current();
+        if !span.is_disabled() {
+            let name = match &target {
+                Target::Tool(name) | Target::Prompt(name) => name,
+            };
+            let full = format!("{} {name}", method.as_str());
+            span.record("otel.name", full.as_str());
+            // The exported span started with the method's name alone.
+            crate::telemetry::rename(&span, full);
+        }
+        self.target = Some(target);
+    }
+}
+
+/// A request id as the conventions' `jsonrpc.request.id` writes it: the
+/// string itself, or the number.
+struct IdText<'a>(&'a crate::protocol::RequestId);
+
+impl std::fmt::Display for IdText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            crate::protocol::RequestId::Number(n) => write!(f, "{n}"),
+            crate::protocol::RequestId::String(s) => f.write_str(crate::telemetry::cap(s)),
+        }
+    }
 }
 
 /// Handles one request end to end and returns its encoded response.
 ///
 /// Each request runs in a `tracing` span `mcp.request` at DEBUG level (so
-/// that it costs a callsite check when DEBUG is off) with the method, the
-/// request id, the tool/prompt/resource name, the era, the principal, the
-/// caller's W3C `traceparent`/`tracestate` from `_meta` (SEP-414), and, at
-/// the end, the outcome and the duration in microseconds.
+/// that it costs a callsite check when DEBUG is off) with the attributes of
+/// the OpenTelemetry MCP conventions (see [`crate::otel`] with the `otel`
+/// feature): exported, it is the request's SERVER span, named
+/// `{mcp.method.name} {target}`, continuing the caller's W3C
+/// `traceparent`/`tracestate` from `_meta` (SEP-414). With metrics on, the
+/// request's duration is recorded too.
 pub async fn handle_request(server: &Server, request: &Request, scope: Scope) -> Reply {
     let span = tracing::debug_span!(
         "mcp.request",
-        mcp.method = %request.method,
-        mcp.id = %request.id,
-        mcp.name = tracing::field::Empty,
-        mcp.era = tracing::field::Empty,
-        mcp.principal = scope.principal.as_deref(),
-        trace.parent = tracing::field::Empty,
-        trace.state = tracing::field::Empty,
-        mcp.outcome = tracing::field::Empty,
-        mcp.duration_us = tracing::field::Empty,
+        "otel.name" = %crate::telemetry::cap(&request.method),
+        "otel.kind" = "server",
+        "otel.status_code" = tracing::field::Empty,
+        "otel.status_description" = tracing::field::Empty,
+        "mcp.method.name" = %crate::telemetry::cap(&request.method),
+        "jsonrpc.request.id" = %IdText(&request.id),
+        "mcp.protocol.version" = tracing::field::Empty,
+        "mcp.session.id" = tracing::field::Empty,
+        "mcp.resource.uri" = tracing::field::Empty,
+        "gen_ai.operation.name" = tracing::field::Empty,
+        "gen_ai.tool.name" = tracing::field::Empty,
+        "gen_ai.prompt.name" = tracing::field::Empty,
+        "network.transport" = tracing::field::Empty,
+        "network.protocol.name" = tracing::field::Empty,
+        "network.protocol.version" = tracing::field::Empty,
+        "error.type" = tracing::field::Empty,
+        "rpc.response.status_code" = tracing::field::Empty,
+        "mcp_runtime.era" = tracing::field::Empty,
+        "mcp_runtime.principal" = scope.principal.as_deref().map(crate::telemetry::cap),
+        "mcp_runtime.mrtr.round" = tracing::field::Empty,
+        "mcp_runtime.task.id" = tracing::field::Empty,
     );
-    if span.is_disabled() {
-        return reply(request, route(server, request, scope, None).await);
+    let metrics = crate::telemetry::metrics_on();
+    if span.is_disabled() && !metrics {
+        return reply(request, route(server, request, scope, None, &mut Seen::default()).await);
     }
-    // Before the span is first entered, which starts its OpenTelemetry span.
-    #[cfg(feature = "otel")]
-    crate::otel::continue_trace(&span, request.params.as_deref());
+    // Boxed: the unobserved path keeps a small future.
+    Box::pin(observed(server, request, scope, span, metrics)).await
+}
+
+/// [`handle_request`] with its span recorded and its metric taken.
+async fn observed(server: &Server, request: &Request, scope: Scope, span: tracing::Span, metrics: bool) -> Reply {
+    let _in_flight = metrics.then(|| crate::telemetry::Held::new(crate::telemetry::Gauge::Requests));
+    let network = scope.transport.network();
+    if !span.is_disabled() {
+        // Before the span is first entered, which starts its OpenTelemetry span.
+        #[cfg(feature = "otel")]
+        crate::otel::continue_trace(&span, request.params.as_deref());
+        if let Some(network) = network {
+            span.record("network.transport", network);
+        }
+        if scope.transport == Transport::Http {
+            span.record("network.protocol.name", "http");
+            span.record("network.protocol.version", "1.1");
+        }
+        if let Some(id) = scope.session.as_ref().and_then(|s| s.id.as_deref()) {
+            span.record("mcp.session.id", crate::telemetry::cap(id));
+        }
+    }
     let started = std::time::Instant::now();
-    let outcome = tracing::Instrument::instrument(route(server, request, scope, Some(&span)), span.clone()).await;
-    match &outcome {
-        Ok(_) => span.record("mcp.outcome", "ok"),
-        Err(e) => span.record(
-            "mcp.outcome",
-            tracing::field::display(format_args!("error {}", e.code().0)),
-        ),
+    let mut seen = Seen {
+        observe: true,
+        ..Seen::default()
     };
-    span.record(
-        "mcp.duration_us",
-        u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-    );
+    let outcome =
+        tracing::Instrument::instrument(route(server, request, scope, Some(&span), &mut seen), span.clone()).await;
+    let error = match &outcome {
+        Err(e) => Some(crate::telemetry::ErrorType::Code(e.code().0)),
+        Ok(_) if seen.tool_error => Some(crate::telemetry::ErrorType::ToolError),
+        Ok(_) => None,
+    };
+    match &outcome {
+        Err(e) => {
+            let code = e.code().0;
+            crate::telemetry::record_error(&span, &code, e.message());
+            span.record("rpc.response.status_code", tracing::field::display(code));
+        }
+        Ok(_) if seen.tool_error => crate::telemetry::record_error(
+            &span,
+            &crate::telemetry::keys::TOOL_ERROR,
+            "the tool's result is an error (isError)",
+        ),
+        Ok(_) => {}
+    }
+    if metrics {
+        let operation = crate::telemetry::Operation {
+            method: Method::parse(&request.method).map_or("_OTHER", Method::as_str),
+            target: seen.target,
+            error,
+            version: seen.version,
+            network,
+        };
+        crate::telemetry::record_operation(&operation, started.elapsed().as_secs_f64());
+    }
     reply(request, outcome)
 }
 
@@ -123,26 +251,32 @@ fn reply(request: &Request, outcome: Result<Vec<u8>, McpError>) -> Reply {
 }
 
 /// Records what the span of a request learns once its params are read.
-fn record_span(span: Option<&tracing::Span>, head: &Head<'_>, era: &'static str) {
+fn record_span(span: Option<&tracing::Span>, head: &Head<'_>, method: &str, version: &'static str, legacy: bool) {
     let Some(span) = span else { return };
-    span.record("mcp.era", era);
-    if let Some(name) = head
-        .name
-        .or(head.uri)
-        .or(head.task_id)
-        .and_then(crate::jsonrpc::raw_str)
-    {
-        span.record("mcp.name", tracing::field::display(&name));
+    span.record("mcp_runtime.era", if legacy { "legacy" } else { "modern" });
+    span.record("mcp.protocol.version", version);
+    fn text(raw: Option<&RawValue>) -> Option<std::borrow::Cow<'_, str>> {
+        raw.and_then(crate::jsonrpc::raw_str)
     }
-    if let Some(meta) = head.meta {
-        let parent = meta.traceparent().and_then(crate::jsonrpc::raw_str);
-        let state = meta.tracestate().and_then(crate::jsonrpc::raw_str);
-        if let Some(parent) = &parent {
-            span.record("trace.parent", tracing::field::display(parent));
+    match method {
+        "tools/call" => {
+            span.record("gen_ai.operation.name", crate::telemetry::keys::EXECUTE_TOOL);
+            if let Some(name) = text(head.name) {
+                span.record("gen_ai.tool.name", crate::telemetry::cap(&name));
+            }
         }
-        if let Some(state) = &state {
-            span.record("trace.state", tracing::field::display(state));
+        "prompts/get" => {
+            if let Some(name) = text(head.name) {
+                span.record("gen_ai.prompt.name", crate::telemetry::cap(&name));
+            }
         }
+        _ => {}
+    }
+    if let Some(uri) = text(head.uri) {
+        span.record("mcp.resource.uri", crate::telemetry::cap(&uri));
+    }
+    if let Some(task) = text(head.task_id) {
+        span.record("mcp_runtime.task.id", crate::telemetry::cap(&task));
     }
 }
 
@@ -151,12 +285,14 @@ async fn route(
     request: &Request,
     scope: Scope,
     span: Option<&tracing::Span>,
+    seen: &mut Seen,
 ) -> Result<Vec<u8>, McpError> {
     let head = Head::parse(request.params.as_deref())?;
     let headers = scope.headers.clone();
     if let Some(session) = scope.session.clone() {
         if !meta::meta_has_version(head.meta) {
-            record_span(span, &head, "2025-11-25");
+            seen.version = Some(session.version);
+            record_span(span, &head, &request.method, session.version, true);
             // A legacy session's request: answered by the session's own
             // bookkeeping, or served below with metadata the session implies.
             let progress_token = head.meta.and_then(|m| m.progress_token());
@@ -171,26 +307,28 @@ async fn route(
                 crate::legacy::Route::Serve(method, meta) => {
                     // Legacy requests carry no header facts to check.
                     let no_headers = HeaderFacts::default();
-                    let result = Box::pin(serve(server, method, request, &head, no_headers, meta, scope)).await?;
+                    let result = Box::pin(serve(server, method, request, &head, no_headers, meta, scope, seen)).await?;
                     Ok(crate::legacy::strip(&request.method, &result))
                 }
             };
         }
     }
-    record_span(span, &head, "2026-07-28");
+    seen.version = Some(crate::meta::LATEST);
+    record_span(span, &head, &request.method, crate::meta::LATEST, false);
     let method_name: &str = &request.method;
     let method = Method::parse(method_name).filter(|m| m.is_modern_request());
     let meta = meta::validate(head.meta, &headers, || {
         headers.check_routing(method_name, head.routing_name(method).as_deref())
     })?;
     let method = method.ok_or_else(|| McpError::method_not_found(method_name))?;
-    serve(server, method, request, &head, headers, meta, scope).await
+    serve(server, method, request, &head, headers, meta, scope, seen).await
 }
 
 /// Serves a routed method with validated (or, for a legacy session,
 /// synthesized) metadata. Results carry every 2026 field; the legacy
 /// path strips them afterwards. Each arm that awaits a handler is boxed,
 /// so that the request's future stays small while it is parked.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn serve(
     server: &Server,
     method: Method,
@@ -199,6 +337,7 @@ pub(crate) async fn serve(
     headers: HeaderFacts,
     meta: RequestMeta,
     scope: Scope,
+    seen: &mut Seen,
 ) -> Result<Vec<u8>, McpError> {
     let params = request.params.as_deref();
     let method_name: &str = &request.method;
@@ -244,6 +383,7 @@ pub(crate) async fn serve(
         Method::ToolsCall => {
             let call = tools::CallParams::from_head(head)?;
             access::tool(&catalog, call.name(), token)?;
+            seen.found(method, || Target::Tool(call.name().into()));
             let principal = scope.principal.clone();
             let (catalog, call, headers) = (&catalog, &call, &headers);
             let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
@@ -270,15 +410,19 @@ pub(crate) async fn serve(
                     guard::Guarded::Ran(outcome) => outcome?,
                     // A refused tool call is a tool error the model can read.
                     guard::Guarded::Refused(e) => {
+                        seen.tool_error = true;
                         return Ok(finish_with_meta(
                             server,
                             crate::tools::error_result(e.message().to_owned()),
-                        ))
+                        ));
                     }
                 }
             };
             Ok(finish_outcome(server, outcome, |reply| match reply {
-                tools::ToolReply::Result(result) => finish_with_meta(server, result),
+                tools::ToolReply::Result(result) => {
+                    seen.tool_error = result.is_error == Some(true);
+                    finish_with_meta(server, result)
+                }
                 tools::ToolReply::Task(task) => tasks::created(server, &task),
             }))
         }
@@ -302,6 +446,7 @@ pub(crate) async fn serve(
         Method::PromptsGet => {
             let get = prompts::GetParams::from_head(head)?;
             access::prompt(&catalog, &get.name, token)?;
+            seen.found(method, || Target::Prompt(get.name.as_str().into()));
             let (catalog, get) = (&catalog, &get);
             let principal = scope.principal.clone();
             let rounds = rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {

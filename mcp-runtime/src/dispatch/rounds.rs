@@ -46,6 +46,14 @@ where
         head.input_responses,
         request_state.as_deref(),
     )?;
+    if opened.round > 0 {
+        // A retried round: one trace of the dialogue, round by round.
+        let span = tracing::Span::current();
+        if !span.is_disabled() {
+            span.record("mcp_runtime.mrtr.round", opened.round);
+            crate::telemetry::link_current(opened.link.as_deref());
+        }
+    }
     let opened = Arc::new(opened);
     if let Some(session) = scope.session.clone() {
         return Box::pin(legacy_rounds(server, request, meta, scope, session, opened, run)).await;
@@ -97,6 +105,7 @@ where
             answers: merged,
             state: std::sync::Mutex::new(state),
             round: current.round.saturating_add(1),
+            link: None,
         });
     }
 }

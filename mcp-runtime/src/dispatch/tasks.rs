@@ -121,7 +121,11 @@ pub(crate) async fn find(server: &Server, id: &str, principal: Option<&str>) -> 
         .await
         .map_err(|e| McpError::internal(e.to_string()))?;
     match record {
-        Some(record) if record.owner.as_deref() == principal => Ok(record),
+        Some(record) if record.owner.as_deref() == principal => {
+            // This request's span links to the call that created the task.
+            crate::telemetry::link_current(record.trace.as_deref());
+            Ok(record)
+        }
         _ => Err(McpError::invalid_params(format!(
             "Failed to retrieve task: task {id:?} not found (unknown, expired, or not yours)"
         ))),

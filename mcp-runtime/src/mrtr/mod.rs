@@ -81,6 +81,8 @@ pub(crate) struct MrtrScope {
     pub answers: Map<String, Value>,
     pub state: Mutex<Option<Value>>,
     pub round: u32,
+    /// The span of the round before, as a W3C `traceparent` (telemetry).
+    pub link: Option<String>,
 }
 
 /// The most `input_required` rounds one request may go through.
@@ -124,6 +126,7 @@ pub(crate) fn open_round<'b>(
         answers,
         state: Mutex::new(sealed.state),
         round: sealed.round,
+        link: sealed.link,
     })
 }
 
@@ -146,6 +149,7 @@ pub(crate) fn close_round(
         state,
         round: scope.round.saturating_add(1),
         exp: 0,
+        link: crate::telemetry::current_link(),
     };
     let text = sealer
         .seal(sealed, binding)

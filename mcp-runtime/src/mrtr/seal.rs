@@ -67,6 +67,11 @@ pub struct Sealed {
     pub round: u32,
     /// Expiry, in milliseconds since the Unix epoch.
     pub exp: u64,
+    /// The W3C `traceparent` of the span that sealed it, when spans are
+    /// exported: the next round's span links to it, so one trace shows the
+    /// whole dialogue (on whichever replica each round lands).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 /// Seals and opens `requestState` with a list of keys (newest first: it
@@ -259,6 +264,7 @@ mod tests {
             state: Some(serde_json::json!({"step": 2})),
             round: 1,
             exp: 0,
+            link: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
         }
     }
 

@@ -65,6 +65,7 @@ where
         result: None,
         error: None,
         version: 0,
+        trace: crate::telemetry::current_link(),
     };
     if let Some(flush) = shared.take_flush() {
         record.status_message = flush.message;
@@ -84,13 +85,18 @@ where
     let deadline = Instant::now()
         .checked_add(std::time::Duration::from_millis(ttl_ms))
         .unwrap_or_else(|| Instant::now() + std::time::Duration::from_secs(100 * 365 * 86_400));
+    let span = crate::telemetry::task_span(tool, &record.id, record.trace.as_deref());
     let runner = Runner {
         runtime: runtime.clone(),
         shared,
         tool: tool.to_owned(),
         _slot: slot,
+        _running: crate::telemetry::Held::new(crate::telemetry::Gauge::Tasks),
     };
-    tokio::spawn(runner.drive(future, record.version, deadline));
+    tokio::spawn(tracing::Instrument::instrument(
+        runner.drive(future, record.version, deadline),
+        span,
+    ));
     Ok(Started::Created(record.summary()))
 }
 
@@ -107,6 +113,7 @@ struct Runner {
     shared: Arc<Shared>,
     tool: String,
     _slot: Slot,
+    _running: crate::telemetry::Held,
 }
 
 enum Step {

@@ -66,6 +66,11 @@ pub struct TaskRecord {
     pub error: Option<JsonObject>,
     /// Bumped by the store on every change.
     pub version: u64,
+    /// The W3C `traceparent` of the request that created it, when spans are
+    /// exported: the task's own span and the spans of `tasks/*` requests for
+    /// it link there, on any replica.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
 }
 
 impl TaskRecord {

@@ -278,6 +278,7 @@ impl McpService {
         let (tx, rx) = crate::outbound::stream();
         let server = self.server.clone();
         let forward: body::ReplyFuture = Box::pin(async move {
+            let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
             // Until the access token it was opened with expires, if any.
             tokio::select! {
                 _ = crate::legacy::events::forward(server, session, tx) => {}
@@ -318,6 +319,7 @@ impl McpService {
             session,
             identity,
             hide_unreachable: self.config.auth.as_ref().is_some_and(|a| a.hide_unauthorized),
+            transport: crate::dispatch::Transport::Http,
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));

@@ -3,6 +3,9 @@
 # repeatable on a noisy machine where wall-clock timings are not.
 #
 #   bash bench/callgrind.sh [ours|ceiling]... (default: ours ceiling)
+#   BENCH_FEATURES=mcp-runtime/otel bash bench/callgrind.sh ours
+#                       ours with features of the runtime compiled in (and,
+#                       with OTEL_* variables exported, configured)
 #
 # Builds a profiling copy of the peers (release, line tables, frame pointers)
 # in target/bench-prof, starts each under callgrind, warms up 1 s with wrk
@@ -21,7 +24,8 @@ done
 wrk_ensure
 export CARGO_TARGET_DIR=target/bench-prof CARGO_PROFILE_RELEASE_DEBUG=line-tables-only RUSTFLAGS="-C force-frame-pointers=yes"
 bins=(); for p in "${peers[@]}"; do bins+=(--bin "$p"); done
-cargo build -q --release -p mcp-bench "${bins[@]}" --bin driver
+features=(); [ -n "${BENCH_FEATURES:-}" ] && features=(--features "$BENCH_FEATURES")
+cargo build -q --release -p mcp-bench "${features[@]}" "${bins[@]}" --bin driver
 out=target/bench-results; mkdir -p "$out"
 lua=$out/callgrind.lua
 target/bench-prof/release/driver wrk-script > "$lua"

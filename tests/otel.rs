@@ -100,3 +100,114 @@ async fn the_request_span_continues_the_callers_trace() {
     );
     assert_eq!(list.parent_span_id.to_string(), "0000000000000000", "a root span");
 }
+
+#[mcp_runtime::form]
+struct Who {
+    /// Who is asking.
+    name: String,
+}
+
+/// Asks who is there, then greets them.
+#[tool]
+fn traced_ask(input: Input) -> Flow<String> {
+    match input.elicit::<Who>("who", "Who is there?")? {
+        Elicited::Accepted(who) => Ok(format!("Hello, {}!", who.name)),
+        _ => Ok("Nobody.".into()),
+    }
+}
+
+/// Works a moment in a task.
+#[tool(task)]
+async fn traced_task() -> Result<String, String> {
+    tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+    Ok("done".into())
+}
+
+fn recorded() -> (
+    InMemorySpanExporter,
+    SdkTracerProvider,
+    tracing::subscriber::DefaultGuard,
+) {
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber =
+        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("otel-test")));
+    (exporter, provider, tracing::subscriber::set_default(subscriber))
+}
+
+fn links(span: &SpanData) -> Vec<(String, String)> {
+    span.links
+        .iter()
+        .map(|l| {
+            (
+                l.span_context.trace_id().to_string(),
+                l.span_context.span_id().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn each_mrtr_round_links_to_the_round_before() {
+    let (exporter, provider, _installed) = recorded();
+    let server = Server::builder().empty().tool::<traced_ask>().build().unwrap();
+    let client = TestClient::new(&server).on_elicit(|_| json!({"action": "accept", "content": {"name": "Ada"}}));
+    let result = client.call_tool("traced_ask", json!({})).await.unwrap();
+    assert_eq!(result.text(), "Hello, Ada!");
+    assert_eq!(client.rounds(), 1);
+    provider.force_flush().unwrap();
+
+    let spans = exporter.get_finished_spans().unwrap();
+    let rounds: Vec<&SpanData> = spans.iter().filter(|s| s.name == "tools/call traced_ask").collect();
+    assert_eq!(rounds.len(), 2, "{spans:#?}");
+    let (first, second) = (rounds[0], rounds[1]);
+    assert!(links(first).is_empty(), "the first round links nowhere");
+    assert_eq!(
+        links(second),
+        [(
+            first.span_context.trace_id().to_string(),
+            first.span_context.span_id().to_string()
+        )],
+        "the retried round links to the round that asked"
+    );
+    assert_eq!(attribute(second, "mcp_runtime.mrtr.round").as_deref(), Some("1"));
+    assert_eq!(attribute(first, "mcp_runtime.mrtr.round"), None);
+}
+
+#[tokio::test]
+async fn a_task_runs_in_a_span_linked_to_its_call_and_polls_link_there() {
+    let (exporter, provider, _installed) = recorded();
+    let server = Server::builder().empty().tool::<traced_task>().build().unwrap();
+    let client = TestClient::new(&server).with_tasks();
+    let result = client.call_tool("traced_task", json!({})).await.unwrap();
+    assert_eq!(result.text(), "done");
+    provider.force_flush().unwrap();
+
+    let spans = exporter.get_finished_spans().unwrap();
+    let call = spans
+        .iter()
+        .find(|s| s.name == "tools/call traced_task")
+        .expect("the call's span");
+    let created_by = (
+        call.span_context.trace_id().to_string(),
+        call.span_context.span_id().to_string(),
+    );
+    let work = spans
+        .iter()
+        .find(|s| s.name == "execute_tool traced_task")
+        .expect("the task's span");
+    assert_eq!(work.span_kind, opentelemetry::trace::SpanKind::Internal);
+    assert_eq!(links(work), std::slice::from_ref(&created_by));
+    let task_id = attribute(work, "mcp_runtime.task.id").expect("the task id");
+    let polls: Vec<&SpanData> = spans.iter().filter(|s| s.name == "tasks/get").collect();
+    assert!(!polls.is_empty(), "{spans:#?}");
+    for poll in polls {
+        assert_eq!(links(poll), std::slice::from_ref(&created_by), "tasks/get links to the call");
+        assert_eq!(
+            attribute(poll, "mcp_runtime.task.id").as_deref(),
+            Some(task_id.as_str())
+        );
+    }
+}

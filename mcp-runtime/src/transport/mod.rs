@@ -40,7 +40,16 @@ pub async fn stop_signal() {
 /// [`stop_signal`] with its handlers already in place: polled once before
 /// it is returned, so that a signal that comes before the server's first
 /// poll of it stops the server gracefully instead of ending the process.
-pub(crate) async fn stop_signal_installed() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+/// Await it before saying where the server listens:
+///
+/// ```no_run
+/// # async fn run(http: mcp_runtime::transport::http::HttpServer) -> std::io::Result<()> {
+/// let stop = mcp_runtime::transport::stop_signal_installed().await;
+/// eprintln!("serving at http://{}/mcp", http.local_addr()?);
+/// http.serve_until(stop).await
+/// # }
+/// ```
+pub async fn stop_signal_installed() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
     let mut stop = Box::pin(stop_signal());
     let stopped =
         std::future::poll_fn(|cx| std::task::Poll::Ready(std::future::Future::poll(stop.as_mut(), cx).is_ready()))

@@ -100,6 +100,7 @@ struct State {
     metric_requests: usize,
     undecodable: usize,
     connections: usize,
+    seen: Vec<String>,
 }
 
 /// The receiver; it stops (and closes every connection) when dropped.
@@ -199,6 +200,12 @@ impl Receiver {
         self.state.lock().unwrap().undecodable
     }
 
+    /// One line per request received: method, path, content type and
+    /// encoding, body length (for a test's failure message).
+    pub fn seen(&self) -> Vec<String> {
+        self.state.lock().unwrap().seen.clone()
+    }
+
     pub fn connections(&self) -> usize {
         self.state.lock().unwrap().connections
     }
@@ -284,8 +291,20 @@ async fn handle(
         .get("content-encoding")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| !v.eq_ignore_ascii_case("identity"));
+    let line = format!(
+        "{} {} content-type {:?} content-encoding {:?}",
+        request.method(),
+        request.uri().path(),
+        request.headers().get("content-type"),
+        request.headers().get("content-encoding"),
+    );
     let body = request.into_body().collect().await.map(|b| b.to_bytes());
-    state.lock().unwrap().requests += 1;
+    {
+        let mut s = state.lock().unwrap();
+        s.requests += 1;
+        let length = body.as_ref().map(|b| b.len()).unwrap_or(0);
+        s.seen.push(format!("{line}, {length} bytes"));
+    }
     match mode {
         Mode::Hang => std::future::pending::<()>().await,
         Mode::Refuse => {

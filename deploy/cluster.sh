@@ -9,12 +9,17 @@
 #   bash deploy/cluster.sh start I         start replica I again
 #   bash deploy/cluster.sh kill I          kill -9 replica I
 #   bash deploy/cluster.sh redis-restart   stop Redis and start it again (its data is lost)
-#   bash deploy/cluster.sh ports           print NGINX_PORT, REDIS_PORT and each replica's port
+#   bash deploy/cluster.sh neighbours EXAMPLE N
+#                                          start N replicas of another example server on
+#                                          the same Redis (its own namespace; no nginx)
+#   bash deploy/cluster.sh neighbours-down stop them (down stops them too)
+#   bash deploy/cluster.sh ports           print NGINX_PORT, REDIS_PORT, each replica's port
+#                                          and each neighbour's
 #
 # Environment: MCP_DEPLOY_DIR (state, logs; default /tmp/mcp-deploy),
 # MCP_DEPLOY_EXAMPLE (default everything), MCP_DEPLOY_PROFILE (debug or
 # release; default debug), MCP_DEPLOY_BASE_PORT (default 28400: nginx on it,
-# Redis on +1, replica I on +10+I).
+# Redis on +1, replica I on +10+I, neighbour I on +50+I).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +32,9 @@ REDIS_PORT=$((BASE + 1))
 
 die() { echo "cluster: $*" >&2; exit 1; }
 replica_port() { echo $((BASE + 10 + $1)); }
+neighbour_port() { echo $((BASE + 50 + $1)); }
 count() { cat "$RUN/replicas" 2>/dev/null || echo 0; }
+neighbours_count() { cat "$RUN/neighbours" 2>/dev/null || echo 0; }
 
 install_missing() {
     local missing=()
@@ -93,6 +100,51 @@ stop_replica() { # I SIGNAL
     rm -f "$RUN/replica$1.pid"
 }
 
+build_example() { # EXAMPLE: prints the binary's path
+    local flag=() target
+    [ "$PROFILE" = release ] && flag=(--release)
+    (cd "$ROOT" && cargo build --quiet "${flag[@]}" --example "$1") >&2 || die "cannot build the $1 example"
+    target="${CARGO_TARGET_DIR:-$ROOT/target}"
+    echo "$target/$PROFILE/examples/$1"
+}
+
+# Another server on the same Redis: its replicas join in the namespace of
+# its own name, and must neither hear the main server's events nor see its
+# tasks (nor the other way round).
+neighbours() { # EXAMPLE N
+    local example=${1:?example} n=${2:-2} i port bin
+    [[ "$n" =~ ^[1-9]$ ]] || die "neighbours EXAMPLE N: N must be 1 to 9"
+    [ -f "$RUN/replicas" ] || die "neighbours: the cluster is not up"
+    stop_neighbours
+    bin=$(build_example "$example") || exit 1
+    python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())' >"$RUN/neighbour-keys"
+    for ((i = 1; i <= n; i++)); do
+        port=$(neighbour_port "$i")
+        MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
+        MCP_REQUEST_STATE_KEYS="$(cat "$RUN/neighbour-keys")" \
+        MCP_SESSION_PREFIX="n$i-" \
+        MCP_SHUTDOWN_GRACE=10 \
+        RUST_LOG="${RUST_LOG:-info}" \
+            setsid "$bin" --http "127.0.0.1:$port" >>"$RUN/neighbour$i.log" 2>&1 </dev/null &
+        echo $! >"$RUN/neighbour$i.pid"
+        echo "$i" >"$RUN/neighbours"
+        wait_port "$port" 30 || die "neighbour $i is not listening on $port (see $RUN/neighbour$i.log)"
+    done
+    echo "cluster: $n replicas of $example on 127.0.0.1:$(neighbour_port 1).. sharing Redis 127.0.0.1:$REDIS_PORT"
+}
+
+stop_neighbours() {
+    local i pid
+    for ((i = 1; i <= $(neighbours_count); i++)); do
+        pid=$(cat "$RUN/neighbour$i.pid" 2>/dev/null) || continue
+        kill -TERM "$pid" 2>/dev/null
+        for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
+        rm -f "$RUN/neighbour$i.pid"
+    done
+    rm -f "$RUN/neighbours"
+}
+
 write_nginx_conf() { # N
     local n=$1 i servers="" map="" ups="" user=""
     for ((i = 1; i <= n; i++)); do
@@ -119,11 +171,9 @@ up() {
     [ -f "$RUN/replicas" ] && down
     mkdir -p "$RUN"
     install_missing
-    local flag=()
-    [ "$PROFILE" = release ] && flag=(--release)
-    (cd "$ROOT" && cargo build --quiet "${flag[@]}" --example "$EXAMPLE") || die "cannot build the $EXAMPLE example"
-    local target="${CARGO_TARGET_DIR:-$ROOT/target}"
-    echo "$target/$PROFILE/examples/$EXAMPLE" >"$RUN/bin"
+    local bin
+    bin=$(build_example "$EXAMPLE") || exit 1
+    echo "$bin" >"$RUN/bin"
     # One requestState key for every replica: any replica opens any round.
     python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())' >"$RUN/keys"
     echo "$n" >"$RUN/replicas"
@@ -144,6 +194,7 @@ down() {
         kill -9 "$pid" 2>/dev/null
     fi
     for ((i = 1; i <= n; i++)); do stop_replica "$i" TERM; done
+    stop_neighbours
     stop_redis
     rm -f "$RUN/replicas" "$RUN/nginx.pid"
     echo "cluster: stopped"
@@ -158,10 +209,13 @@ case "$cmd" in
     kill) stop_replica "${1:?replica}" KILL ;;
     start) start_replica "${1:?replica}" ;;
     redis-restart) stop_redis; start_redis ;;
+    neighbours) neighbours "$@" ;;
+    neighbours-down) stop_neighbours ;;
     ports)
         echo "NGINX_PORT=$NGINX_PORT"
         echo "REDIS_PORT=$REDIS_PORT"
         for ((i = 1; i <= $(count); i++)); do echo "REPLICA_${i}_PORT=$(replica_port "$i")"; done
+        for ((i = 1; i <= $(neighbours_count); i++)); do echo "NEIGHBOUR_${i}_PORT=$(neighbour_port "$i")"; done
         ;;
-    *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

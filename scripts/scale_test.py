@@ -22,10 +22,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLUSTER = ["bash", os.path.join(ROOT, "deploy", "cluster.sh")]
 VERSION = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
+RUN_DIR = os.environ.get("MCP_DEPLOY_DIR", "/tmp/mcp-deploy")
 
 
-def cluster(*args):
-    out = subprocess.run(CLUSTER + list(args), capture_output=True, text=True, timeout=120)
+def cluster(*args, timeout=120):
+    out = subprocess.run(CLUSTER + list(args), capture_output=True, text=True, timeout=timeout)
     if out.returncode != 0:
         raise RuntimeError(f"cluster.sh {' '.join(args)}: {out.stderr.strip()}")
     return out.stdout
@@ -341,8 +342,102 @@ def legacy_session_through_nginx():
     return f"session {session[:3]}... opened, asked and answered through nginx"
 
 
+def redis_cli(*args):
+    out = subprocess.run(["redis-cli", "-p", PORTS["REDIS_PORT"], *args], capture_output=True, text=True, timeout=10)
+    if out.returncode != 0:
+        raise RuntimeError(f"redis-cli {' '.join(args)}: {out.stderr.strip()}")
+    return out.stdout.split()
+
+
+def task_missing(port, task_id):
+    msg = rpc(port, "tasks/get", {"taskId": task_id}, name=task_id)
+    return msg is not None and msg.get("error", {}).get("code") == -32602
+
+
+def two_servers_one_redis():
+    """everything and after-sales, two replicas each, on one Redis: no event or task crosses between them."""
+    cluster("neighbours", "after-sales", "2", timeout=900)
+    try:
+        ports = dict(line.split("=", 1) for line in cluster("ports").split())
+        ev1, ev2 = REPLICAS[0], REPLICAS[1]
+        as1, as2 = int(ports["NEIGHBOUR_1_PORT"]), int(ports["NEIGHBOUR_2_PORT"])
+        names = {p: result(rpc(p, "server/discover", {}))["_meta"]["io.modelcontextprotocol/serverInfo"]["name"]
+                 for p in (ev1, ev2, as1, as2)}
+        assert names == {ev1: "everything", ev2: "everything", as1: "after-sales", as2: "after-sales"}, names
+
+        # Events: everything's changes reach everything's other replica, and no after-sales stream.
+        uri = "test://watched-resource"
+        everything = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True,
+                      "resourceSubscriptions": [uri]}
+        heard_here = Listener(ev2, everything)
+        heard_next_door = Listener(as1, everything)
+        try:
+            wanted = ["notifications/resources/updated", "notifications/tools/list_changed",
+                      "notifications/prompts/list_changed"]
+            for tool in ["test_trigger_resource_update", "test_trigger_tool_change", "test_trigger_tool_change",
+                         "test_trigger_prompt_change", "test_trigger_prompt_change"]:
+                result(rpc(ev1, "tools/call", {"name": tool, "arguments": {}}, name=tool))
+            for method in wanted:
+                assert heard_here.wait(lambda m: m.get("method") == method, 5), f"{method} did not reach replica 2"
+            # A message of everything's namespace, and garbage, put on after-sales' own channel.
+            receivers = redis_cli("PUBLISH", "after-sales:events", '{"ns":"everything","event":{"e":"tools"}}')
+            assert receivers == ["2"], f"after-sales:events has {receivers} subscribers, not 2"
+            redis_cli("PUBLISH", "after-sales:events", "garbage")
+            # Published after all the rest on the same Redis: once replica 2 hears it, a crossing event
+            # would have reached after-sales too.
+            last = len(heard_here.events)
+            result(rpc(ev1, "tools/call", {"name": "test_trigger_resource_update", "arguments": {}},
+                       name="test_trigger_resource_update"))
+            assert heard_here.wait(lambda m: m.get("method") == wanted[0], 5, after=last), "the last event was lost"
+            time.sleep(0.5)
+            crossed = [m for _, m in heard_next_door.events if m.get("method", "").startswith("notifications/")
+                       and m.get("method") != "notifications/subscriptions/acknowledged"]
+            assert not crossed, f"after-sales heard everything's events: {crossed}"
+            events = len(heard_here.events) - 1
+        finally:
+            heard_here.close()
+            heard_next_door.close()
+
+        # Tasks: each server's task is seen on its own replicas and is unknown to the other server.
+        ev_task = result(rpc(ev1, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}},
+                             name="slow_compute"))["taskId"]
+        as_task = result(rpc(as1, "tools/call", {"name": "after_sales_export", "arguments": {"month": "2026-11"}},
+                             name="after_sales_export"))
+        assert as_task["resultType"] == "task", as_task
+        as_task = as_task["taskId"]
+        try:
+            assert task_get(ev2, ev_task)["status"] == "working"
+            assert task_get(as2, as_task)["status"] == "working"
+            assert task_missing(as1, ev_task) and task_missing(as2, ev_task), "after-sales found everything's task"
+            assert task_missing(ev1, as_task) and task_missing(ev2, as_task), "everything found after-sales' task"
+            follow = Listener(as2, {"taskIds": [ev_task, as_task]})
+            try:
+                agreed = follow.ack[1]["params"]["notifications"].get("taskIds", [])
+            finally:
+                follow.close()
+            assert agreed == [as_task], f"after-sales agreed to follow {agreed}"
+            keys = redis_cli("--scan")
+            spaces = sorted({k.split(":", 1)[0] for k in keys})
+            assert spaces == ["after-sales", "everything"], f"keys outside the two namespaces: {keys}"
+            channels = sorted(redis_cli("PUBSUB", "CHANNELS"))
+            assert channels == ["after-sales:events", "after-sales:tasks", "everything:events", "everything:tasks"], \
+                channels
+        finally:
+            result(rpc(ev2, "tasks/cancel", {"taskId": ev_task}, name=ev_task))
+            result(rpc(as2, "tasks/cancel", {"taskId": as_task}, name=as_task))
+        logs = "".join(open(os.path.join(RUN_DIR, f"neighbour{i}.log"), errors="replace").read() for i in (1, 2))
+        warning = 'ignored 1 message(s) on the bus since the last warning; the latest, on after-sales:events: ' \
+                  'a message of namespace "everything"'
+        assert logs.count(warning) == 2, "the after-sales replicas did not both warn of the foreign message"
+    finally:
+        cluster("neighbours-down")
+    return (f"2 x everything + 2 x after-sales on one Redis: {events} events heard on everything's other replica, "
+            f"0 on after-sales (nor a foreign and a garbage message put on its channel); each task unknown to the "
+            f"other server; keys {spaces}, channels {channels}")
+
+
 SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
-             replica_and_redis_loss, legacy_session_through_nginx]
+             replica_and_redis_loss, legacy_session_through_nginx, two_servers_one_redis]
 
 
 def percentiles(values):

@@ -123,7 +123,7 @@ pub use tasks::{
 pub use tools::IntoToolResult;
 
 #[cfg(feature = "redis")]
-pub use replicas::{RedisError, RedisShared, LEASE as REDIS_TASK_LEASE, REDIS_URL_ENV};
+pub use replicas::{RedisError, RedisShared, LEASE as REDIS_TASK_LEASE, REDIS_NAMESPACE_ENV, REDIS_URL_ENV};
 
 /// Re-exported so that users need no direct dependency on them (dynamic
 /// entries take `serde_json` maps; `#[schema]` types derive through these).

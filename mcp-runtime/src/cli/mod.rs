@@ -264,7 +264,8 @@ fn telemetry(
     Ok(Some(guard))
 }
 
-/// Joins the store and bus replicas share when `MCP_REDIS_URL` is set.
+/// Joins the store and bus replicas share when `MCP_REDIS_URL` is set, in
+/// the namespace `MCP_REDIS_NAMESPACE` names (default: the server's name).
 async fn shared_state(builder: ServerBuilder) -> Result<ServerBuilder, String> {
     let Some(url) = std::env::var_os("MCP_REDIS_URL") else {
         return Ok(builder);
@@ -272,9 +273,15 @@ async fn shared_state(builder: ServerBuilder) -> Result<ServerBuilder, String> {
     let url = url.to_string_lossy().into_owned();
     #[cfg(feature = "redis")]
     {
-        let shared = crate::replicas::RedisShared::connect(&url)
-            .await
-            .map_err(|e| format!("MCP_REDIS_URL={url}: {e}"))?;
+        use crate::replicas::{RedisShared, REDIS_NAMESPACE_ENV};
+        let shared = match std::env::var(REDIS_NAMESPACE_ENV) {
+            Ok(namespace) => RedisShared::connect_in(&url, &namespace)
+                .await
+                .map_err(|e| format!("MCP_REDIS_URL={url} {REDIS_NAMESPACE_ENV}={namespace:?}: {e}"))?,
+            Err(_) => RedisShared::connect(&url)
+                .await
+                .map_err(|e| format!("MCP_REDIS_URL={url}: {e}"))?,
+        };
         tracing::info!("tasks and change events shared through Redis at {url}");
         Ok(shared.apply(builder))
     }

@@ -7,24 +7,36 @@
 //! [`RedisShared::apply`] to a builder. The command line of
 //! [`main!`](crate::main!) does it when `MCP_REDIS_URL` is set.
 //!
-//! - Records: `mcp:task:{id}` (the id as a Cluster hash tag), JSON,
+//! Every name below starts with the deployment's namespace `{ns}`, so that
+//! several servers share one Redis without hearing each other: the
+//! server's name (`serverInfo.name`, given when the server is built), or
+//! the one passed to [`RedisShared::connect_in`] (`MCP_REDIS_NAMESPACE` for
+//! `main!`). Every message on the channels carries it too; a message of
+//! another namespace, or one that does not parse, is ignored with a warning
+//! (at most one a minute).
+//!
+//! - Records: `{ns}:task:{id}` (the id as a Cluster hash tag), JSON,
 //!   expiring with the task's TTL (`PX`, no sweep); Redis 6.0 or later. Every change is a compare-and-set of the whole record in a
-//!   Lua script that also publishes `{id} {version}` on `mcp:tasks`, so the
+//!   Lua script that also publishes the id and version on `{ns}:tasks`, so the
 //!   replica running the task hears of answers and cancellation.
-//! - Leases: `mcp:task-lease:{id}`, renewed by the running replica every
+//! - Leases: `{ns}:task-lease:{id}`, renewed by the running replica every
 //!   third of [`LEASE`]; a read of a task that is not finished and whose
 //!   lease is gone marks it `failed` (its replica died).
-//! - Events: published on `mcp:events` by one writer task per replica (in
+//! - Events: published on `{ns}:events` by one writer task per replica (in
 //!   order), received by one subscriber per replica (own events included)
 //!   and handed to that replica's listeners. When Redis goes away the
 //!   subscriber reconnects with backoff and the listen streams stay open;
 //!   events published meanwhile are lost (the spec has no replay).
 
 mod bus;
+mod names;
 mod store;
+
+pub use names::REDIS_NAMESPACE_ENV;
 
 use crate::server::{EventBus, ServerEvent};
 use crate::tasks::TaskStore;
+use names::Names;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, watch};
@@ -36,10 +48,8 @@ pub const LEASE: Duration = Duration::from_secs(6);
 /// as `redis://127.0.0.1:6379`.
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
-const EVENTS: &str = "mcp:events";
 /// Events waiting to be published, at most.
 const OUTBOX: usize = 4096;
-const TASKS: &str = "mcp:tasks";
 
 /// Why Redis could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +71,9 @@ pub struct RedisShared {
 
 impl std::fmt::Debug for RedisShared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisShared").finish_non_exhaustive()
+        f.debug_struct("RedisShared")
+            .field("namespace", &self.namespace())
+            .finish_non_exhaustive()
     }
 }
 
@@ -69,32 +81,96 @@ struct Inner {
     conn: redis::aio::ConnectionManager,
     /// Events to publish, in order, by the writer task (bounded: while Redis
     /// is away, events beyond [`OUTBOX`] are dropped, not queued forever).
-    outbox: mpsc::Sender<String>,
-    /// Where received events go: this process's listeners (set by `start`).
-    local: OnceLock<broadcast::Sender<ServerEvent>>,
-    /// Local waiters for task changes: id → the last version heard of.
-    waiters: Mutex<std::collections::HashMap<String, watch::Sender<u64>>>,
+    outbox: mpsc::Sender<bus::Outgoing>,
+    /// What the subscriber hands messages to.
+    hub: Arc<bus::Hub>,
+    /// Told when the namespace is fixed: the subscriber waits for it.
+    named: watch::Sender<bool>,
+}
+
+impl Inner {
+    /// The names of this deployment, fixed on first use: the namespace given
+    /// at connect, else the server's name given when it was built; a store
+    /// used before any server was built with this bus gets [`names::FALLBACK`].
+    fn names(&self) -> &Names {
+        match self.hub.names.get() {
+            Some(names) => names,
+            None => {
+                tracing::warn!(
+                    "redis: used before any server was built with this bus and without a namespace: using {:?}",
+                    names::FALLBACK
+                );
+                self.fix(Names::fallback(), "the default")
+            }
+        }
+    }
+
+    /// Fixes the namespace unless it already is; wakes the subscriber.
+    fn fix(&self, names: Names, why: &str) -> &Names {
+        let mut fixed = false;
+        let names = self.hub.names.get_or_init(|| {
+            fixed = true;
+            names
+        });
+        if fixed {
+            tracing::info!(
+                "redis: namespace {:?} ({why}): channels {} and {}",
+                names.namespace(),
+                names.events(),
+                names.tasks()
+            );
+            self.named.send_replace(true);
+        }
+        names
+    }
 }
 
 impl RedisShared {
     /// Connects to `url` (`redis://host:port/db`), and starts this replica's
-    /// event writer and subscriber (they reconnect by themselves).
+    /// event writer and subscriber (they reconnect by themselves). The
+    /// namespace of its channels and keys is the name of the server built
+    /// with it (see [`connect_in`](RedisShared::connect_in)).
     pub async fn connect(url: &str) -> Result<Self, RedisError> {
+        Self::open(url, None).await
+    }
+
+    /// Like [`connect`](RedisShared::connect), with the namespace of every
+    /// channel and key given rather than taken from the server's name:
+    /// replicas of one deployment share it, other deployments on the same
+    /// Redis use another. 1 to 128 characters, none of them whitespace,
+    /// control characters or braces. Changing it is like changing the keys:
+    /// replicas in different namespaces share no task and no event.
+    pub async fn connect_in(url: &str, namespace: &str) -> Result<Self, RedisError> {
+        let names = Names::given(namespace).map_err(RedisError)?;
+        Self::open(url, Some(names)).await
+    }
+
+    async fn open(url: &str, names: Option<Names>) -> Result<Self, RedisError> {
         let client = redis::Client::open(url)?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(Duration::from_secs(2))
             .set_response_timeout(Duration::from_secs(2));
         let conn = redis::aio::ConnectionManager::new_with_config(client.clone(), config).await?;
         let (outbox, rx) = mpsc::channel(OUTBOX);
+        let (named, named_rx) = watch::channel(false);
         let inner = Arc::new(Inner {
             conn,
             outbox,
-            local: OnceLock::new(),
-            waiters: Mutex::new(Default::default()),
+            hub: Arc::new(bus::Hub::new()),
+            named,
         });
+        if let Some(names) = names {
+            inner.fix(names, "given");
+        }
         tokio::spawn(bus::write(inner.conn.clone(), rx));
-        tokio::spawn(bus::subscribe(client, Arc::downgrade(&inner)));
+        tokio::spawn(bus::subscribe(client, Arc::downgrade(&inner), named_rx));
         Ok(RedisShared { inner })
+    }
+
+    /// The namespace of this deployment's channels and keys, once fixed (at
+    /// connect when given, else when the server is built).
+    pub fn namespace(&self) -> Option<&str> {
+        self.inner.hub.names.get().map(Names::namespace)
     }
 
     /// Keeps the builder's tasks in Redis and carries its events through it.
@@ -112,3 +188,9 @@ impl RedisShared {
         Arc::new(self.clone())
     }
 }
+
+/// Local waiters for task changes: id → the last version heard of.
+type Waiters = Mutex<std::collections::HashMap<String, watch::Sender<u64>>>;
+
+/// Where this process's listeners are (set by `EventBus::start`).
+type Local = OnceLock<broadcast::Sender<ServerEvent>>;

@@ -1,7 +1,7 @@
 //! The [`TaskStore`] on Redis: a record per task with its TTL, changed by
 //! compare-and-set, and a lease per running task.
 
-use super::{Inner, RedisShared, LEASE, TASKS};
+use super::{RedisShared, LEASE};
 use crate::protocol::{JsonObject, TaskStatus};
 use crate::tasks::{StoreError, StoreFuture, TaskChange, TaskRecord, TaskStore};
 use std::time::Duration;
@@ -33,16 +33,6 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 ";
 
-/// The record of a task. The id in braces is the Redis Cluster hash tag:
-/// a task's record and lease live in one slot.
-fn record_key(id: &str) -> String {
-    format!("mcp:task:{{{id}}}")
-}
-
-fn lease_key(id: &str) -> String {
-    format!("mcp:task-lease:{{{id}}}")
-}
-
 fn unavailable(e: redis::RedisError) -> StoreError {
     StoreError::Unavailable(e.to_string())
 }
@@ -51,19 +41,11 @@ fn lease_ms() -> u64 {
     u64::try_from(LEASE.as_millis()).unwrap_or(u64::MAX)
 }
 
-impl Inner {
-    pub(super) fn lock_waiters(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, watch::Sender<u64>>> {
-        self.waiters.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
 impl RedisShared {
     async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
         let mut conn = self.inner.conn.clone();
         let text: Option<String> = redis::cmd("GET")
-            .arg(record_key(id))
+            .arg(self.inner.names().record_key(id))
             .query_async(&mut conn)
             .await
             .map_err(unavailable)?;
@@ -89,14 +71,15 @@ impl RedisShared {
             record.updated_ms = crate::tasks::time::now_ms().max(record.updated_ms);
             let new = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             let mut conn = self.inner.conn.clone();
+            let names = self.inner.names();
             let swapped: i64 = redis::cmd("EVAL")
                 .arg(SWAP)
                 .arg(1)
-                .arg(record_key(id))
+                .arg(names.record_key(id))
                 .arg(&old)
                 .arg(&new)
-                .arg(TASKS)
-                .arg(format!("{id} {}", record.version))
+                .arg(names.tasks())
+                .arg(super::bus::task_message(names.namespace(), id, record.version))
                 .query_async(&mut conn)
                 .await
                 .map_err(unavailable)?;
@@ -118,7 +101,7 @@ impl RedisShared {
         }
         let mut conn = self.inner.conn.clone();
         let alive: i64 = redis::cmd("EXISTS")
-            .arg(lease_key(&record.id))
+            .arg(self.inner.names().lease_key(&record.id))
             .query_async(&mut conn)
             .await
             .map_err(unavailable)?;
@@ -152,11 +135,12 @@ impl TaskStore for RedisShared {
         Box::pin(async move {
             let text = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             let mut conn = self.inner.conn.clone();
+            let names = self.inner.names();
             let created: i64 = redis::cmd("EVAL")
                 .arg(CREATE)
                 .arg(2)
-                .arg(record_key(&record.id))
-                .arg(lease_key(&record.id))
+                .arg(names.record_key(&record.id))
+                .arg(names.lease_key(&record.id))
                 .arg(&text)
                 // Relative to Redis's clock, not ours: a skewed clock cannot expire it at once.
                 .arg(
@@ -165,8 +149,8 @@ impl TaskStore for RedisShared {
                         .map_or(0, |at| at.saturating_sub(crate::tasks::time::now_ms()).max(1)),
                 )
                 .arg(lease_ms())
-                .arg(TASKS)
-                .arg(format!("{} {}", record.id, record.version))
+                .arg(names.tasks())
+                .arg(super::bus::task_message(names.namespace(), &record.id, record.version))
                 .query_async(&mut conn)
                 .await
                 .map_err(unavailable)?;
@@ -196,6 +180,7 @@ impl TaskStore for RedisShared {
         Box::pin(async move {
             let mut rx = self
                 .inner
+                .hub
                 .lock_waiters()
                 .entry(id.to_owned())
                 .or_insert_with(|| watch::channel(0).0)
@@ -219,7 +204,7 @@ impl TaskStore for RedisShared {
         Box::pin(async move {
             let mut conn = self.inner.conn.clone();
             let _: () = redis::cmd("SET")
-                .arg(lease_key(id))
+                .arg(self.inner.names().lease_key(id))
                 .arg(1)
                 .arg("PX")
                 .arg(lease_ms())

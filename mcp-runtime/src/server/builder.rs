@@ -290,6 +290,7 @@ impl ServerBuilder {
             .task_store
             .unwrap_or_else(|| Arc::new(crate::tasks::MemoryTaskStore::new()));
         if let Some(bus) = &self.bus {
+            bus.named(&config.info.name);
             bus.start(events.clone());
         }
         let (local, shared) = (events.clone(), self.bus.clone());

@@ -33,6 +33,14 @@ pub trait EventBus: Send + Sync + 'static {
     /// it back through [`start`](EventBus::start)'s sender, not directly).
     fn publish(&self, event: &ServerEvent);
 
+    /// Called once when the server is built, before [`start`](EventBus::start),
+    /// with its name (`serverInfo.name`, what `server/discover` reports): a
+    /// bus that several servers share may keep their events apart by it.
+    /// Does nothing by default.
+    fn named(&self, server: &str) {
+        let _ = server;
+    }
+
     /// Called once when the server is built: from now on, deliver every
     /// replica's events to `local`, this process's listeners.
     fn start(&self, local: tokio::sync::broadcast::Sender<ServerEvent>);

@@ -2,12 +2,13 @@
 //!
 //! Use them through `mcp-runtime`, which re-exports them; the generated code
 //! names one path, `::mcp_runtime::__private`. Each macro goes parse → model
-//! → check → expand, like serde_derive, with one error collector
-//! ([`ctxt::Ctxt`]) carried through the first three: [`parse`] reads the
-//! attribute and the function with `syn`, [`model`] decides what every
-//! parameter is, [`check`] applies the rules, and only an item with no
-//! error reaches [`expand`], which writes the code. Every error of an item is
-//! reported at once, at the span of the user's code that caused it.
+//! → check → expand, like serde_derive, with one error collector (`Ctxt`,
+//! in `src/ctxt.rs`) carried through the first three: `parse` reads the
+//! attribute and the function with `syn`, `model` decides what every
+//! parameter is, `check` applies the rules, and only an item with no error
+//! reaches `expand`, which writes the code (private modules of this crate,
+//! not documented here). Every error of an item is reported at once, at the
+//! span of the user's code that caused it.
 
 use proc_macro::TokenStream;
 

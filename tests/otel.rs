@@ -204,7 +204,11 @@ async fn a_task_runs_in_a_span_linked_to_its_call_and_polls_link_there() {
     let polls: Vec<&SpanData> = spans.iter().filter(|s| s.name == "tasks/get").collect();
     assert!(!polls.is_empty(), "{spans:#?}");
     for poll in polls {
-        assert_eq!(links(poll), std::slice::from_ref(&created_by), "tasks/get links to the call");
+        assert_eq!(
+            links(poll),
+            std::slice::from_ref(&created_by),
+            "tasks/get links to the call"
+        );
         assert_eq!(
             attribute(poll, "mcp_runtime.task.id").as_deref(),
             Some(task_id.as_str())

@@ -5,7 +5,8 @@
 # tests/otlp.rs, which starts that binary exporting to a real OTLP/HTTP
 # receiver (tests/support/otlp.rs) and checks the spans and metrics that
 # arrive against the OpenTelemetry MCP conventions, then that a collector
-# that hangs or refuses neither stops serving nor the exit on SIGTERM.
+# that hangs or refuses neither stops serving nor the exit on SIGTERM, and
+# that examples/observed (a binary with its own main) exports the same.
 # Prints one line per combination; stops at the first that fails (its
 # output shown) and exits non-zero. Everything stays on loopback.
 #
@@ -39,7 +40,7 @@ for combo in "${combos[@]}"; do
   ran=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$log" | grep -Eo '[0-9]+' | head -1)
   if [ "${ran:-0}" -lt 3 ]; then
     cat "$log"
-    echo "otel-e2e: $combo: FAILED (${ran:-0} tests ran, expected 3)"
+    echo "otel-e2e: $combo: FAILED (${ran:-0} tests ran, expected 4)"
     exit 1
   fi
   passed=$((passed + 1))

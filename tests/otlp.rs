@@ -52,6 +52,11 @@ const BOUNDS: [f64; 14] = [
 /// was built with (so that `--no-default-features --features otel,auth`
 /// tests that combination's binary) and returns the binary's path.
 fn everything() -> PathBuf {
+    example("everything")
+}
+
+/// Builds `examples/NAME` with the features this test was built with.
+fn example(name: &str) -> PathBuf {
     let mut features = Vec::new();
     if cfg!(feature = "otel") {
         features.push("otel");
@@ -64,21 +69,18 @@ fn everything() -> PathBuf {
     }
     let features = features.join(",");
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--example", "everything", "--no-default-features"])
+        .args(["build", "--quiet", "--example", name, "--no-default-features"])
         .args(["--features", &features])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("cargo runs");
-    assert!(
-        status.success(),
-        "cargo build --example everything --features {features}"
-    );
+    assert!(status.success(), "cargo build --example {name} --features {features}");
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
     target
         .join("debug/examples")
-        .join(format!("everything{}", std::env::consts::EXE_SUFFIX))
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// The example serving HTTP on an ephemeral port, exporting to a receiver;
@@ -92,10 +94,14 @@ struct Served {
 
 impl Served {
     fn start(receiver: &Receiver, env: &[(&str, &str)]) -> Served {
-        let exe = everything();
-        let mut command = Command::new(&exe);
+        Served::launch(&everything(), &["--http", "127.0.0.1:0"], receiver, env)
+    }
+
+    /// Starts `exe` with `args`, exporting to `receiver`.
+    fn launch(exe: &std::path::Path, args: &[&str], receiver: &Receiver, env: &[(&str, &str)]) -> Served {
+        let mut command = Command::new(exe);
         command
-            .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
             .env("OTEL_SERVICE_NAME", "otel-e2e")
             .env("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci")
@@ -1085,4 +1091,70 @@ fn the_receiver_decodes_what_it_is_sent_and_counts_what_it_cannot() {
     assert_eq!(s.span_id, "0102030405060708");
     assert_eq!(s.parent_span_id, "");
     assert_eq!(s.attr("mcp_runtime.mrtr.round"), Some("1"));
+}
+
+/// A binary with its own `main` (examples/observed: `otel::init_with` from
+/// the environment, its own runtime, `HttpServer::serve_until`) exports the
+/// same spans and metrics, and sends them when it stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binary_with_its_own_main_exports_and_flushes_at_sigterm() {
+    let receiver = Receiver::start();
+    let mut server = Served::launch(
+        &example("observed"),
+        &["127.0.0.1:0"],
+        &receiver,
+        &[
+            ("OTEL_BSP_SCHEDULE_DELAY", "60000"),
+            ("OTEL_METRIC_EXPORT_INTERVAL", "60000"),
+        ],
+    );
+    let found = tool(
+        server.addr,
+        1,
+        "stock",
+        json!({"name": "stock", "arguments": {"sku": "LAMP-01"}}),
+    )
+    .await;
+    assert_eq!(found["result"]["structuredContent"]["units"], 12, "{found}");
+    let missing = tool(
+        server.addr,
+        2,
+        "stock",
+        json!({"name": "stock", "arguments": {"sku": "NOPE"}}),
+    )
+    .await;
+    assert_eq!(missing["result"]["isError"], true, "{missing}");
+    assert_eq!(receiver.trace_requests(), 0, "nothing is sent before the stop");
+    let status = server.terminate(Duration::from_secs(60));
+    assert_eq!(status.code(), Some(0), "stderr:\n{}", server.log());
+    assert!(
+        receiver.wait_for(
+            |r| r.spans().iter().filter(|s| s.name == "tools/call stock").count() == 2,
+            Duration::from_secs(20)
+        ),
+        "both calls' spans arrive at the stop; received: {:?}",
+        receiver.seen()
+    );
+    let spans = receiver.spans();
+    let calls: Vec<&Span> = spans.iter().filter(|s| s.name == "tools/call stock").collect();
+    for span in &calls {
+        assert_eq!(span.kind, "SERVER");
+        assert_eq!(span.attr("gen_ai.tool.name"), Some("stock"));
+        assert_eq!(span.attr("network.transport"), Some("tcp"));
+        assert_eq!(span.resource.get("service.name").map(String::as_str), Some("otel-e2e"));
+    }
+    let failed: Vec<&&Span> = calls
+        .iter()
+        .filter(|s| s.attr("error.type") == Some("tool_error"))
+        .collect();
+    assert_eq!(failed.len(), 1, "{calls:#?}");
+    assert_eq!(failed[0].status_code, "ERROR");
+    assert!(
+        receiver.wait_for(
+            |r| r.metrics().iter().any(|m| m.name == "mcp.server.operation.duration"
+                && m.attributes.get("gen_ai.tool.name").map(String::as_str) == Some("stock")),
+            Duration::from_secs(20)
+        ),
+        "the duration metric arrives at the stop"
+    );
 }

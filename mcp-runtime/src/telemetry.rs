@@ -7,6 +7,8 @@
 //! instruments (an OTLP endpoint or a Prometheus address was configured):
 //! until then each call costs one load of a `OnceLock`.
 
+use crate::protocol::RequestId;
+
 /// The environment variable naming the Prometheus text endpoint's address.
 pub(crate) const METRICS_ADDR_ENV: &str = "MCP_METRICS_ADDR";
 
@@ -183,6 +185,141 @@ pub(crate) fn rename(span: &tracing::Span, name: String) {
     }
     #[cfg(not(feature = "otel"))]
     let _ = (span, name);
+}
+
+/// The span of one request, `mcp.request` at DEBUG, with the fields of the
+/// OpenTelemetry MCP conventions (most recorded as the request is routed)
+/// and tracing-opentelemetry's `otel.*` fields: exported, it is the
+/// request's SERVER span. One callsite for every request, so that it costs a
+/// callsite check when nothing records DEBUG.
+pub(crate) fn request_span(method: &str, id: &RequestId, principal: Option<&str>) -> tracing::Span {
+    tracing::debug_span!(
+        "mcp.request",
+        "otel.name" = %cap(method),
+        "otel.kind" = "server",
+        "otel.status_code" = tracing::field::Empty,
+        "otel.status_description" = tracing::field::Empty,
+        "mcp.method.name" = %cap(method),
+        "jsonrpc.request.id" = %IdText(id),
+        "mcp.protocol.version" = tracing::field::Empty,
+        "mcp.session.id" = tracing::field::Empty,
+        "mcp.resource.uri" = tracing::field::Empty,
+        "gen_ai.operation.name" = tracing::field::Empty,
+        "gen_ai.tool.name" = tracing::field::Empty,
+        "gen_ai.prompt.name" = tracing::field::Empty,
+        "network.transport" = tracing::field::Empty,
+        "network.protocol.name" = tracing::field::Empty,
+        "network.protocol.version" = tracing::field::Empty,
+        "error.type" = tracing::field::Empty,
+        "rpc.response.status_code" = tracing::field::Empty,
+        "mcp_runtime.era" = tracing::field::Empty,
+        "mcp_runtime.principal" = principal.map(cap),
+        "mcp_runtime.mrtr.round" = tracing::field::Empty,
+        "mcp_runtime.task.id" = tracing::field::Empty,
+    )
+}
+
+/// A request id as the conventions' `jsonrpc.request.id` writes it: the
+/// string itself, or the number.
+struct IdText<'a>(&'a RequestId);
+
+impl std::fmt::Display for IdText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => f.write_str(cap(s)),
+        }
+    }
+}
+
+/// One observed request: its span (recorded when something records it)
+/// and, with metrics on, its duration and the in-flight gauge.
+pub(crate) struct Observed {
+    span: tracing::Span,
+    started: std::time::Instant,
+    metrics: bool,
+    network: Option<&'static str>,
+    _in_flight: Option<Held>,
+}
+
+impl Observed {
+    /// Starts observing a request over `network` (`pipe`, `tcp`, or none in
+    /// process), of a legacy session `session_id`: the span continues the
+    /// caller's W3C trace from `params._meta` (before it is first entered,
+    /// which starts its OpenTelemetry span).
+    pub(crate) fn begin(
+        span: tracing::Span,
+        metrics: bool,
+        params: Option<&serde_json::value::RawValue>,
+        network: Option<&'static str>,
+        session_id: Option<&str>,
+    ) -> Observed {
+        if !span.is_disabled() {
+            #[cfg(feature = "otel")]
+            imp::continue_trace(&span, params);
+            if let Some(network) = network {
+                span.record("network.transport", network);
+                if network == "tcp" {
+                    span.record("network.protocol.name", "http");
+                    span.record("network.protocol.version", "1.1");
+                }
+            }
+            if let Some(id) = session_id {
+                span.record("mcp.session.id", cap(id));
+            }
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = params;
+        Observed {
+            span,
+            started: std::time::Instant::now(),
+            metrics,
+            network,
+            _in_flight: metrics.then(|| Held::new(Gauge::Requests)),
+        }
+    }
+
+    /// The request's span.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// Ends the request: `outcome` is whether its result was a tool error,
+    /// or its JSON-RPC error's code and message. The span is marked failed
+    /// and the metric recorded.
+    pub(crate) fn end(
+        self,
+        method: &'static str,
+        outcome: Result<bool, (i32, &str)>,
+        target: Option<Target>,
+        version: Option<&'static str>,
+    ) {
+        let error = match outcome {
+            Err((code, message)) => {
+                record_error(&self.span, &code, message);
+                if !self.span.is_disabled() {
+                    self.span
+                        .record("rpc.response.status_code", tracing::field::display(code));
+                }
+                Some(ErrorType::Code(code))
+            }
+            Ok(true) => {
+                record_error(&self.span, &keys::TOOL_ERROR, "the tool's result is an error (isError)");
+                Some(ErrorType::ToolError)
+            }
+            Ok(false) => None,
+        };
+        if self.metrics {
+            let operation = Operation {
+                method,
+                target,
+                error,
+                version,
+                network: self.network,
+            };
+            record_operation(&operation, self.started.elapsed().as_secs_f64());
+        }
+    }
 }
 
 /// The span a task's work runs in, `execute_tool {tool}` (kind INTERNAL),
@@ -403,6 +540,40 @@ pub(crate) mod imp {
         use tracing_opentelemetry::OpenTelemetrySpanExt;
         if let Some(context) = extract(traceparent, None) {
             span.add_link(context.span().span_context().clone());
+        }
+    }
+
+    /// The W3C trace context a request's `_meta` carries (SEP-414).
+    #[derive(serde::Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<TraceMeta<'a>>,
+    }
+
+    #[derive(serde::Deserialize)]
+    struct TraceMeta<'a> {
+        #[serde(borrow)]
+        traceparent: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow)]
+        tracestate: Option<std::borrow::Cow<'a, str>>,
+    }
+
+    /// Makes `span` a child of the caller's span named by the W3C
+    /// `traceparent` (and `tracestate`) in the request's `_meta`; a missing
+    /// or malformed one leaves it a root, as W3C says.
+    pub fn continue_trace(span: &tracing::Span, params: Option<&serde_json::value::RawValue>) {
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        let Some(meta) = params
+            .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
+            .and_then(|p| p.meta)
+        else {
+            return;
+        };
+        let Some(traceparent) = meta.traceparent else {
+            return;
+        };
+        if let Some(parent) = extract(&traceparent, meta.tracestate.as_deref()) {
+            let _ = span.set_parent(parent);
         }
     }
 

@@ -128,19 +128,6 @@ impl Seen {
     }
 }
 
-/// A request id as the conventions' `jsonrpc.request.id` writes it: the
-/// string itself, or the number.
-struct IdText<'a>(&'a crate::protocol::RequestId);
-
-impl std::fmt::Display for IdText<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            crate::protocol::RequestId::Number(n) => write!(f, "{n}"),
-            crate::protocol::RequestId::String(s) => f.write_str(crate::telemetry::cap(s)),
-        }
-    }
-}
-
 /// Handles one request end to end and returns its encoded response.
 ///
 /// Each request runs in a `tracing` span `mcp.request` at DEBUG level (so
@@ -151,30 +138,7 @@ impl std::fmt::Display for IdText<'_> {
 /// `traceparent`/`tracestate` from `_meta` (SEP-414). With metrics on, the
 /// request's duration is recorded too.
 pub async fn handle_request(server: &Server, request: &Request, scope: Scope) -> Reply {
-    let span = tracing::debug_span!(
-        "mcp.request",
-        "otel.name" = %crate::telemetry::cap(&request.method),
-        "otel.kind" = "server",
-        "otel.status_code" = tracing::field::Empty,
-        "otel.status_description" = tracing::field::Empty,
-        "mcp.method.name" = %crate::telemetry::cap(&request.method),
-        "jsonrpc.request.id" = %IdText(&request.id),
-        "mcp.protocol.version" = tracing::field::Empty,
-        "mcp.session.id" = tracing::field::Empty,
-        "mcp.resource.uri" = tracing::field::Empty,
-        "gen_ai.operation.name" = tracing::field::Empty,
-        "gen_ai.tool.name" = tracing::field::Empty,
-        "gen_ai.prompt.name" = tracing::field::Empty,
-        "network.transport" = tracing::field::Empty,
-        "network.protocol.name" = tracing::field::Empty,
-        "network.protocol.version" = tracing::field::Empty,
-        "error.type" = tracing::field::Empty,
-        "rpc.response.status_code" = tracing::field::Empty,
-        "mcp_runtime.era" = tracing::field::Empty,
-        "mcp_runtime.principal" = scope.principal.as_deref().map(crate::telemetry::cap),
-        "mcp_runtime.mrtr.round" = tracing::field::Empty,
-        "mcp_runtime.task.id" = tracing::field::Empty,
-    );
+    let span = crate::telemetry::request_span(&request.method, &request.id, scope.principal.as_deref());
     let metrics = crate::telemetry::metrics_on();
     if span.is_disabled() && !metrics {
         return reply(request, route(server, request, scope, None, &mut Seen::default()).await);
@@ -185,58 +149,30 @@ pub async fn handle_request(server: &Server, request: &Request, scope: Scope) ->
 
 /// [`handle_request`] with its span recorded and its metric taken.
 async fn observed(server: &Server, request: &Request, scope: Scope, span: tracing::Span, metrics: bool) -> Reply {
-    let _in_flight = metrics.then(|| crate::telemetry::Held::new(crate::telemetry::Gauge::Requests));
-    let network = scope.transport.network();
-    if !span.is_disabled() {
-        // Before the span is first entered, which starts its OpenTelemetry span.
-        #[cfg(feature = "otel")]
-        crate::otel::continue_trace(&span, request.params.as_deref());
-        if let Some(network) = network {
-            span.record("network.transport", network);
-        }
-        if scope.transport == Transport::Http {
-            span.record("network.protocol.name", "http");
-            span.record("network.protocol.version", "1.1");
-        }
-        if let Some(id) = scope.session.as_ref().and_then(|s| s.id.as_deref()) {
-            span.record("mcp.session.id", crate::telemetry::cap(id));
-        }
-    }
-    let started = std::time::Instant::now();
+    let session_id = scope.session.as_ref().and_then(|s| s.id.as_deref());
+    let observed = crate::telemetry::Observed::begin(
+        span,
+        metrics,
+        request.params.as_deref(),
+        scope.transport.network(),
+        session_id,
+    );
     let mut seen = Seen {
         observe: true,
         ..Seen::default()
     };
+    let span = observed.span();
     let outcome =
-        tracing::Instrument::instrument(route(server, request, scope, Some(&span), &mut seen), span.clone()).await;
-    let error = match &outcome {
-        Err(e) => Some(crate::telemetry::ErrorType::Code(e.code().0)),
-        Ok(_) if seen.tool_error => Some(crate::telemetry::ErrorType::ToolError),
-        Ok(_) => None,
-    };
-    match &outcome {
-        Err(e) => {
-            let code = e.code().0;
-            crate::telemetry::record_error(&span, &code, e.message());
-            span.record("rpc.response.status_code", tracing::field::display(code));
-        }
-        Ok(_) if seen.tool_error => crate::telemetry::record_error(
-            &span,
-            &crate::telemetry::keys::TOOL_ERROR,
-            "the tool's result is an error (isError)",
-        ),
-        Ok(_) => {}
-    }
-    if metrics {
-        let operation = crate::telemetry::Operation {
-            method: Method::parse(&request.method).map_or("_OTHER", Method::as_str),
-            target: seen.target,
-            error,
-            version: seen.version,
-            network,
-        };
-        crate::telemetry::record_operation(&operation, started.elapsed().as_secs_f64());
-    }
+        tracing::Instrument::instrument(route(server, request, scope, Some(span), &mut seen), span.clone()).await;
+    observed.end(
+        Method::parse(&request.method).map_or("_OTHER", Method::as_str),
+        match &outcome {
+            Ok(_) => Ok(seen.tool_error),
+            Err(e) => Err((e.code().0, e.message())),
+        },
+        seen.target,
+        seen.version,
+    );
     reply(request, outcome)
 }
 

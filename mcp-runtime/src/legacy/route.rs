@@ -53,6 +53,31 @@ pub(crate) fn initialize(
     request: &Request,
     id: Option<String>,
 ) -> Result<(Arc<Session>, Vec<u8>), McpError> {
+    // Answered by the transport, not the dispatcher: observed here, like
+    // every request (`network.transport` `tcp` when HTTP names the session).
+    let span = crate::telemetry::request_span(&request.method, &request.id, None);
+    let metrics = crate::telemetry::metrics_on();
+    if span.is_disabled() && !metrics {
+        return open(server, request, id);
+    }
+    let network = if id.is_some() { "tcp" } else { "pipe" };
+    let observed =
+        crate::telemetry::Observed::begin(span, metrics, request.params.as_deref(), Some(network), id.as_deref());
+    let opened = observed.span().in_scope(|| open(server, request, id));
+    let version = opened.as_ref().ok().map(|(session, _)| session.version);
+    if let Some(version) = version {
+        observed.span().record("mcp.protocol.version", version);
+    }
+    observed.span().record("mcp_runtime.era", "legacy");
+    let outcome = match &opened {
+        Ok(_) => Ok(false),
+        Err(e) => Err((e.code().0, e.message())),
+    };
+    observed.end("initialize", outcome, None, version);
+    opened
+}
+
+fn open(server: &Server, request: &Request, id: Option<String>) -> Result<(Arc<Session>, Vec<u8>), McpError> {
     let params: InitializeParams = parse_params(request.params.as_deref())?;
     if !server.config().legacy {
         return Err(McpError::unsupported_version(

@@ -270,38 +270,3 @@ fn install_subscriber(provider: &SdkTracerProvider) -> Result<(), OtelError> {
         .try_init()
         .map_err(|e| OtelError::Subscriber(e.to_string()))
 }
-
-/// The W3C trace context a request's `_meta` carries (SEP-414).
-#[derive(serde::Deserialize)]
-struct Params<'a> {
-    #[serde(rename = "_meta", borrow)]
-    meta: Option<TraceMeta<'a>>,
-}
-
-#[derive(serde::Deserialize)]
-struct TraceMeta<'a> {
-    #[serde(borrow)]
-    traceparent: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow)]
-    tracestate: Option<std::borrow::Cow<'a, str>>,
-}
-
-/// Makes `span` a child of the caller's span named by the W3C
-/// `traceparent` (and `tracestate`) in the request's `_meta`; a missing or
-/// malformed one leaves it a root, as W3C says. Called before the span is
-/// first entered (the OpenTelemetry span starts then).
-pub(crate) fn continue_trace(span: &tracing::Span, params: Option<&serde_json::value::RawValue>) {
-    use tracing_opentelemetry::OpenTelemetrySpanExt;
-    let Some(meta) = params
-        .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
-        .and_then(|p| p.meta)
-    else {
-        return;
-    };
-    let Some(traceparent) = meta.traceparent else {
-        return;
-    };
-    if let Some(parent) = crate::telemetry::imp::extract(&traceparent, meta.tracestate.as_deref()) {
-        let _ = span.set_parent(parent);
-    }
-}

@@ -47,22 +47,36 @@ pub enum Command {
     },
 }
 
-/// Takes `--metrics ADDR` out of the arguments, wherever it stands.
-fn take_metrics_flag(args: impl Iterator<Item = String>) -> Result<(Vec<String>, Option<String>), String> {
+/// The flags that go with serving, wherever they stand on the command line.
+#[derive(Debug, Default)]
+struct ServeFlags {
+    /// `--metrics ADDR`.
+    metrics: Option<String>,
+    /// Each `--allowed-host HOST`.
+    allowed_hosts: Vec<String>,
+}
+
+/// Takes `--metrics ADDR` and `--allowed-host HOST` out of the arguments, wherever they stand.
+fn take_serve_flags(args: impl Iterator<Item = String>) -> Result<(Vec<String>, ServeFlags), String> {
     let mut rest = Vec::new();
-    let mut metrics = None;
+    let mut flags = ServeFlags::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         if arg == "--metrics" {
             let addr = args
                 .next()
                 .ok_or("--metrics needs an address, for example --metrics 127.0.0.1:9464")?;
-            metrics = Some(addr);
+            flags.metrics = Some(addr);
+        } else if arg == "--allowed-host" {
+            let host = args
+                .next()
+                .ok_or("--allowed-host needs a host name, for example --allowed-host mcp.example.com")?;
+            flags.allowed_hosts.push(host);
         } else {
             rest.push(arg);
         }
     }
-    Ok((rest, metrics))
+    Ok((rest, flags))
 }
 
 /// Parses the arguments after the program name.
@@ -121,6 +135,12 @@ fn usage(name: &str) -> String {
          {name} --help               print this help\n\n\
          With --metrics ADDR (or {METRICS_ENV}=ADDR) next to --stdio or --http, the metrics are served\n\
          as Prometheus text at http://ADDR/metrics (e.g. --metrics 127.0.0.1:9464).\n\
+         With --http, --allowed-host HOST (repeatable; or {ALLOWED_HOSTS_ENV}=HOST,HOST) names a host\n\
+         the server is reached as besides loopback (its Host header, and a browser's Origin);\n\
+         without one, a loopback bind serves loopback hosts only, and another bind any Host but\n\
+         only loopback Origins. Connections: {MAX_CONNECTIONS_ENV} (default 4096) and\n\
+         {MAX_CONNECTIONS_PER_PEER_ENV} (256) cap them, answering 503; {HEADER_READ_TIMEOUT_ENV} (10),\n\
+         {IDLE_TIMEOUT_ENV} (75) and {BODY_READ_TIMEOUT_ENV} (30) are seconds (0: none).\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
          {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
@@ -171,9 +191,14 @@ fn banner(server: &Server) -> String {
 /// Used by [`crate::main!`].
 pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> ExitCode {
     let name = info.name.clone();
-    let parsed =
-        take_metrics_flag(std::env::args().skip(1)).and_then(|(args, metrics)| Ok((parse_args(args)?, metrics)));
-    let (command, metrics) = match parsed {
+    let parsed = take_serve_flags(std::env::args().skip(1)).and_then(|(args, flags)| {
+        let command = parse_args(args)?;
+        if !flags.allowed_hosts.is_empty() && !matches!(command, Command::Http(_)) {
+            return Err("--allowed-host goes with --http".into());
+        }
+        Ok((command, flags))
+    });
+    let (command, ServeFlags { metrics, allowed_hosts }) = match parsed {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}\n\n{}", usage(&name));
@@ -227,7 +252,7 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         runtime.shutdown_background();
         return outcome;
     }
-    let outcome = runtime.block_on(serve(server, command));
+    let outcome = runtime.block_on(serve_with_hosts(server, command, allowed_hosts));
     // Handlers still running past the transport's end are not waited for.
     runtime.shutdown_background();
     match outcome {
@@ -314,8 +339,121 @@ fn grace_from_env() -> std::io::Result<Option<std::time::Duration>> {
     }
 }
 
-/// Serves `server` as `command` says, until the transport ends.
+/// The environment variable naming the hosts an HTTP server is reached as,
+/// comma-separated, like `--allowed-host` ([`HostPolicy::allowing`](crate::transport::http::HostPolicy::allowing)).
+pub const ALLOWED_HOSTS_ENV: &str = "MCP_ALLOWED_HOSTS";
+/// Sets [`HttpConfig::max_connections`](crate::transport::http::HttpConfig::max_connections).
+pub const MAX_CONNECTIONS_ENV: &str = "MCP_MAX_CONNECTIONS";
+/// Sets [`HttpConfig::max_connections_per_peer`](crate::transport::http::HttpConfig::max_connections_per_peer).
+pub const MAX_CONNECTIONS_PER_PEER_ENV: &str = "MCP_MAX_CONNECTIONS_PER_PEER";
+/// Sets [`HttpConfig::header_read_timeout`](crate::transport::http::HttpConfig::header_read_timeout), in seconds.
+pub const HEADER_READ_TIMEOUT_ENV: &str = "MCP_HEADER_READ_TIMEOUT";
+/// Sets [`HttpConfig::idle_timeout`](crate::transport::http::HttpConfig::idle_timeout), in seconds.
+pub const IDLE_TIMEOUT_ENV: &str = "MCP_IDLE_TIMEOUT";
+/// Sets [`HttpConfig::body_read_timeout`](crate::transport::http::HttpConfig::body_read_timeout), in seconds.
+pub const BODY_READ_TIMEOUT_ENV: &str = "MCP_BODY_READ_TIMEOUT";
+
+/// A setting of the environment or command line that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingError {
+    /// Not a number of the kind the variable takes.
+    #[error("{var}={value:?} is not {expected}")]
+    NotANumber {
+        /// The variable.
+        var: &'static str,
+        /// What it was set to.
+        value: String,
+        /// What it takes.
+        expected: &'static str,
+    },
+    /// An allowed host that is not a host name.
+    #[error("{source} ({origin})")]
+    Host {
+        /// Where it was given: `--allowed-host` or `MCP_ALLOWED_HOSTS`.
+        origin: &'static str,
+        /// What is wrong with it.
+        source: crate::transport::http::InvalidHost,
+    },
+}
+
+impl From<SettingError> for std::io::Error {
+    fn from(e: SettingError) -> Self {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, e)
+    }
+}
+
+/// A whole number from the environment, if the variable is set.
+fn count_from_env(var: &'static str) -> Result<Option<usize>, SettingError> {
+    let Ok(text) = std::env::var(var) else {
+        return Ok(None);
+    };
+    text.trim().parse().map(Some).map_err(|_| SettingError::NotANumber {
+        var,
+        value: text,
+        expected: "a whole number (0: no cap)",
+    })
+}
+
+/// Seconds (a fraction allowed) from the environment, if the variable is set.
+fn seconds_from_env(var: &'static str) -> Result<Option<std::time::Duration>, SettingError> {
+    let Ok(text) = std::env::var(var) else {
+        return Ok(None);
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .map(Some)
+        .ok_or(SettingError::NotANumber {
+            var,
+            value: text,
+            expected: "a number of seconds (0: no limit)",
+        })
+}
+
+/// The HTTP settings the environment and `--allowed-host` give, over the defaults.
+fn http_config_from_env(allowed_hosts: Vec<String>) -> Result<crate::transport::http::HttpConfig, SettingError> {
+    use crate::transport::http::{HostPolicy, HttpConfig};
+    let mut config = HttpConfig::default();
+    let mut hosts = HostPolicy::allowing(&allowed_hosts).map_err(|source| SettingError::Host {
+        origin: "--allowed-host",
+        source,
+    })?;
+    if let Ok(list) = std::env::var(ALLOWED_HOSTS_ENV) {
+        let named = list.split(',').map(str::trim).filter(|h| !h.is_empty());
+        let from_env = HostPolicy::allowing(named).map_err(|source| SettingError::Host {
+            origin: ALLOWED_HOSTS_ENV,
+            source,
+        })?;
+        hosts.allowed_hosts.extend(from_env.allowed_hosts);
+    }
+    config.hosts = hosts;
+    if let Some(n) = count_from_env(MAX_CONNECTIONS_ENV)? {
+        config.max_connections = n;
+    }
+    if let Some(n) = count_from_env(MAX_CONNECTIONS_PER_PEER_ENV)? {
+        config.max_connections_per_peer = n;
+    }
+    if let Some(d) = seconds_from_env(HEADER_READ_TIMEOUT_ENV)? {
+        config.header_read_timeout = d;
+    }
+    if let Some(d) = seconds_from_env(IDLE_TIMEOUT_ENV)? {
+        config.idle_timeout = d;
+    }
+    if let Some(d) = seconds_from_env(BODY_READ_TIMEOUT_ENV)? {
+        config.body_read_timeout = d;
+    }
+    Ok(config)
+}
+
+/// Serves `server` as `command` says, until the transport ends; HTTP settings
+/// come from the environment (`MCP_ALLOWED_HOSTS`, `MCP_MAX_CONNECTIONS`...).
 pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
+    serve_with_hosts(server, command, Vec::new()).await
+}
+
+/// [`serve`], allowing these hosts too (`--allowed-host`).
+async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<String>) -> std::io::Result<()> {
     match command {
         Command::Stdio | Command::Help | Command::Tools | Command::Discover | Command::Call { .. } => {
             if std::io::stdin().is_terminal() {
@@ -325,7 +463,7 @@ pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
             crate::transport::stdio::serve(server).await
         }
         Command::Http(addr) => {
-            let mut config = crate::transport::http::HttpConfig::default();
+            let mut config = http_config_from_env(allowed_hosts)?;
             if let Some(grace) = grace_from_env()? {
                 config.shutdown_grace = grace;
             }

@@ -1,6 +1,7 @@
 //! The response body: one JSON message, nothing, or an SSE stream that owns
 //! the request's handler, so that the client closing the stream drops (and
-//! cancels) the handler.
+//! cancels) the handler. And the request body, read within its size limit
+//! and its deadline.
 
 use crate::cancel::Cancellation;
 use crate::dispatch::Reply;
@@ -13,6 +14,64 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
+
+/// Why a request body was not read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BodyError {
+    /// Larger than [`HttpConfig::max_body`](super::HttpConfig::max_body).
+    #[error("Request body too large")]
+    TooLarge,
+    /// Not all there within [`HttpConfig::body_read_timeout`](super::HttpConfig::body_read_timeout).
+    #[error("Request body not received within {0:?}")]
+    TimedOut(Duration),
+    /// The connection failed while it was read.
+    #[error("Could not read the request body")]
+    Failed,
+}
+
+impl BodyError {
+    /// The answer: 413, 408 (closing the connection, whose rest of the body
+    /// will not be read), or 400.
+    pub(crate) fn response(&self) -> http::Response<McpBody> {
+        let code = match self {
+            BodyError::TooLarge => http::StatusCode::PAYLOAD_TOO_LARGE,
+            BodyError::TimedOut(_) => http::StatusCode::REQUEST_TIMEOUT,
+            BodyError::Failed => http::StatusCode::BAD_REQUEST,
+        };
+        let mut r = super::error_response(code, &crate::error::McpError::invalid_request(self.to_string()));
+        if let BodyError::TimedOut(_) = self {
+            r.headers_mut()
+                .insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
+        }
+        r
+    }
+}
+
+/// Reads a whole request body of at most `max` bytes within `deadline` (zero:
+/// none) of the first poll. A body that came with its head is read without
+/// arming a timer.
+pub(crate) async fn read<B>(body: B, max: usize, deadline: Duration) -> Result<Bytes, BodyError>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    use http_body_util::BodyExt;
+    let mut collect = std::pin::pin!(http_body_util::Limited::new(body, max).collect());
+    let first = std::future::poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await;
+    let collected = match first {
+        Poll::Ready(collected) => collected,
+        Poll::Pending if deadline.is_zero() => collect.await,
+        Poll::Pending => match tokio::time::timeout(deadline, collect).await {
+            Ok(collected) => collected,
+            Err(_) => return Err(BodyError::TimedOut(deadline)),
+        },
+    };
+    match collected {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(BodyError::TooLarge),
+        Err(_) => Err(BodyError::Failed),
+    }
+}
 
 /// The future of one request's reply.
 pub(crate) type ReplyFuture = Pin<Box<dyn Future<Output = Reply> + Send>>;

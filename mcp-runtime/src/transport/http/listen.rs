@@ -2,16 +2,20 @@
 //! accepted socket, and a graceful stop that loses no request a client has
 //! already sent.
 
-use super::stop::{Stop, Watch};
+use super::body::McpBody;
+use super::conns::{Activity, Closed, Connections, Limits, Metered, RefusalLog, Refusing, Slot};
+use super::stop::{Stop, Stopping, Watch};
 use super::{status, HttpConfig, McpService};
 use crate::server::Server;
+use bytes::Bytes;
 use http::{Request, StatusCode};
+use http_body::{Body, Frame, SizeHint};
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
@@ -31,12 +35,26 @@ pub struct HttpServer {
 
 impl HttpServer {
     /// Binds `addr`. A loopback address keeps the loopback-only host policy;
-    /// any other address accepts the configured hosts (or any host).
+    /// any other address accepts the configured hosts (or, when none is
+    /// configured, any `Host`, while an `Origin` must still be loopback).
     pub async fn bind(server: Server, addr: &str, mut config: HttpConfig) -> std::io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
         if !local.ip().is_loopback() && config.hosts.allowed_hosts.is_empty() {
             config.hosts.loopback_only = false;
+        }
+        if let Some(files) = super::conns::open_file_limit() {
+            // Each connection is a file, and so are the listener, the
+            // lingering refusals and what the process holds besides.
+            let needed = config.max_connections as u64 + super::conns::MAX_REFUSING as u64 + 64;
+            if config.max_connections > 0 && files < needed {
+                tracing::warn!(
+                    "the open-file limit ({files}) is below what {} connections need (about {needed}): \
+                     past it, connections fail at accept instead of being refused with 503; \
+                     raise it (ulimit -n) or lower MCP_MAX_CONNECTIONS",
+                    config.max_connections
+                );
+            }
         }
         server.warn_if_ephemeral_key();
         Ok(HttpServer {
@@ -62,22 +80,43 @@ impl HttpServer {
     /// half a second after the stop, closing after its next request if one
     /// comes: behind a load balancer that keeps connections alive, a replica
     /// restarted this way fails no request.
+    ///
+    /// Meanwhile the caps and timeouts of [`HttpConfig`] hold: a connection
+    /// past [`HttpConfig::max_connections`] or
+    /// [`HttpConfig::max_connections_per_peer`] is answered 503 and closed, one
+    /// that does not send a complete request head within
+    /// [`HttpConfig::header_read_timeout`] or stays idle longer than
+    /// [`HttpConfig::idle_timeout`] is closed.
     pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
         let HttpServer { listener, service } = self;
         let stop = Stop::default();
+        let config = &service.config;
+        let mut gate = Gate {
+            conns: Connections::new(Limits {
+                max_connections: config.max_connections,
+                max_per_peer: config.max_connections_per_peer,
+                header_read: config.header_read_timeout,
+                idle: config.idle_timeout,
+            }),
+            refusing: Refusing::default(),
+            log: RefusalLog::default(),
+        };
+        // Tells the connections past a deadline to close, while serving.
+        let sweeper = AbortOnDrop(tokio::spawn(gate.conns.clone().sweep()));
         // Every connection's task; finished ones are reaped as new ones come.
         let mut open = JoinSet::new();
         tokio::pin!(shutdown);
+        let mut failures = AcceptFailures::default();
         loop {
             tokio::select! {
                 _ = &mut shutdown => break,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
-                        connection(&mut open, stream, peer, &service, stop.watch());
+                        gate.accept(&mut open, stream, peer, &service, &stop);
                         while open.try_join_next().is_some() {}
                     }
                     Err(e) => {
-                        tracing::warn!("accept failed: {e}");
+                        failures.note(&e);
                         tokio::time::sleep(Duration::from_millis(50)).await;
                     }
                 },
@@ -85,7 +124,7 @@ impl HttpServer {
         }
         // Closing the listener resets the connections still in its queue,
         // after their clients may have sent a request: take them in first.
-        drain(listener, &mut open, &service, &stop);
+        drain(listener, &mut open, &service, &stop, &mut gate);
         let grace = service.config.shutdown_grace;
         tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
         service.server.shutdown();
@@ -96,6 +135,7 @@ impl HttpServer {
             open.abort_all();
             while open.join_next().await.is_some() {}
         }
+        drop(sweeper);
         Ok(())
     }
 
@@ -109,11 +149,71 @@ impl HttpServer {
     }
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Failed accepts (out of file descriptors, most often), said at most once a
+/// minute: the accept loop retries every 50 ms.
+#[derive(Default)]
+struct AcceptFailures {
+    last: Option<tokio::time::Instant>,
+    unsaid: u64,
+}
+
+impl AcceptFailures {
+    fn note(&mut self, e: &std::io::Error) {
+        let now = tokio::time::Instant::now();
+        if self
+            .last
+            .is_some_and(|t| now.saturating_duration_since(t) < Duration::from_secs(60))
+        {
+            self.unsaid += 1;
+            return;
+        }
+        let more = std::mem::take(&mut self.unsaid);
+        tracing::warn!("accept failed: {e} ({more} more failures since the last line; said at most once a minute)");
+        self.last = Some(now);
+    }
+}
+
+/// Admission of accepted connections: the caps, and the refusals.
+struct Gate {
+    conns: Arc<Connections>,
+    refusing: Refusing,
+    log: RefusalLog,
+}
+
+impl Gate {
+    /// Serves an accepted connection, or answers it 503 when a cap is reached.
+    fn accept(
+        &mut self,
+        open: &mut JoinSet<()>,
+        stream: TcpStream,
+        peer: SocketAddr,
+        service: &McpService,
+        stop: &Stop,
+    ) {
+        match self.conns.admit(peer) {
+            Ok(slot) => connection(open, stream, peer, service, stop.watch(), slot, *self.conns.limits()),
+            Err(refused) => {
+                self.log.note(&refused);
+                self.refusing.refuse(open, stream, &refused);
+            }
+        }
+    }
+}
+
 /// Serves every connection waiting in the listener's queue, then closes
 /// the listener. The kernel is asked directly until its queue is empty: the
 /// reactor may not have reported the newest connections yet, and closing
 /// the listener would reset them.
-fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, stop: &Stop) {
+fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, stop: &Stop, gate: &mut Gate) {
     let listener = match listener.into_std() {
         Ok(listener) => listener,
         Err(e) => {
@@ -128,7 +228,7 @@ fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, st
             Ok((TcpStream::from_std(stream)?, peer))
         });
         match accepted {
-            Ok((stream, peer)) => connection(open, stream, peer, service, stop.watch()),
+            Ok((stream, peer)) => gate.accept(open, stream, peer, service, stop),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
             Err(e) if errors < 16 => {
                 errors += 1;
@@ -139,27 +239,81 @@ fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, st
     }
 }
 
+/// What every request of one connection shares (one `Arc` clone per request).
+struct Conn {
+    service: McpService,
+    activity: Arc<Activity>,
+    stopping: Stopping,
+}
+
+/// A response body that tells the connection's [`Activity`] when it ends
+/// (written or dropped): the connection is busy until then.
+struct Answer {
+    body: McpBody,
+    conn: Arc<Conn>,
+}
+
+impl Drop for Answer {
+    fn drop(&mut self) {
+        self.conn.activity.ended();
+    }
+}
+
+impl Body for Answer {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
 /// Serves one accepted connection on its own task until it closes. On a
 /// stop, a request in progress finishes; the connection then closes after
 /// its next request (told `Connection: close`), or once it has stayed
-/// [`STOP_WINDOW`] without one.
-fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, service: &McpService, mut watch: Watch) {
+/// [`STOP_WINDOW`] without one. The sweeper of `conns` may close it sooner:
+/// a request head too slow, or idle too long.
+fn connection(
+    open: &mut JoinSet<()>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    service: &McpService,
+    mut watch: Watch,
+    slot: Slot,
+    limits: Limits,
+) {
     // Small SSE frames must not wait for delayed ACKs (Nagle).
     let _ = stream.set_nodelay(true);
-    let service = service.clone();
-    // How many requests have come on this connection.
-    let requests = Arc::new(AtomicU64::new(0));
-    let counted = requests.clone();
-    let stopping = watch.stopping();
+    let activity = slot.activity.clone();
+    let shared = Arc::new(Conn {
+        service: service.clone(),
+        activity: activity.clone(),
+        stopping: watch.stopping(),
+    });
+    let io = Metered {
+        stream,
+        activity: activity.clone(),
+    };
     open.spawn(async move {
+        // Counted among the open connections until this task ends.
+        let _slot = slot;
         let svc = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-            counted.fetch_add(1, Ordering::Relaxed);
+            let conn = shared.clone();
+            conn.activity.head();
             // A request that comes after the stop is the connection's last,
             // and its answer says so before the connection closes.
-            let last = stopping.get();
-            let service = service.clone();
+            let last = conn.stopping.get();
             async move {
                 let path = req.uri().path();
+                let service = &conn.service;
                 let metadata = service.config.auth.is_some() && path.starts_with(super::auth::WELL_KNOWN_METADATA);
                 let mut response = if path == service.config.path || metadata {
                     service.handle(req).await
@@ -171,37 +325,40 @@ fn connection(open: &mut JoinSet<()>, stream: TcpStream, peer: SocketAddr, servi
                         .headers_mut()
                         .insert(http::header::CONNECTION, http::HeaderValue::from_static("close"));
                 }
-                Ok::<_, Infallible>(response)
+                Ok::<_, Infallible>(response.map(|body| Answer { body, conn }))
             }
         });
         let conn = hyper::server::conn::http1::Builder::new()
             .keep_alive(true)
-            .serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
+            .serve_connection(hyper_util::rt::TokioIo::new(io), svc);
         tokio::pin!(conn);
         let mut graceful = false;
         // Made only once the server stops: the request path pays nothing.
         // The requests seen when this connection saw the stop, and its window.
         let mut stopped: Option<(u64, Pin<Box<tokio::time::Sleep>>)> = None;
+        let mut registered = false;
         let ended = std::future::poll_fn(|cx| {
+            if !registered {
+                // Registered before the first look: a sweep in between wakes it.
+                activity.register(cx.waker());
+                registered = true;
+            }
+            if activity.expired() {
+                return Poll::Ready(Err(activity.why(&limits)));
+            }
             if !graceful && watch.poll_stopped(cx) {
-                let (seen, window) = stopped.get_or_insert_with(|| {
-                    let seen = requests.load(Ordering::Relaxed);
-                    (seen, Box::pin(tokio::time::sleep(STOP_WINDOW)))
-                });
-                if requests.load(Ordering::Relaxed) > *seen || window.as_mut().poll(cx).is_ready() {
+                let (seen, window) =
+                    stopped.get_or_insert_with(|| (activity.heads(), Box::pin(tokio::time::sleep(STOP_WINDOW))));
+                if activity.heads() > *seen || window.as_mut().poll(cx).is_ready() {
                     // Finish the response in progress (telling the client
                     // the connection closes), then close.
                     conn.as_mut().graceful_shutdown();
                     graceful = true;
                 }
             }
-            let polled = conn.as_mut().poll(cx);
+            let polled = conn.as_mut().poll(cx).map_err(Closed::from);
             // A request that came after the stop: close after it, not at the window's end.
-            if !graceful
-                && stopped
-                    .as_ref()
-                    .is_some_and(|(seen, _)| requests.load(Ordering::Relaxed) > *seen)
-            {
+            if !graceful && stopped.as_ref().is_some_and(|(seen, _)| activity.heads() > *seen) {
                 conn.as_mut().graceful_shutdown();
                 graceful = true;
             }

@@ -1,4 +1,7 @@
-//! Streamable HTTP (2026-07-28): one endpoint, POST only.
+//! Streamable HTTP: one endpoint. POST carries every message; a legacy
+//! (2025-11-25) session also uses GET (its stream) and DELETE (its end);
+//! GET/DELETE without a session id, or any other method, is 405 (with an
+//! unknown session id, 404).
 //!
 //! The transport turns a POST into one message plus the header facts the
 //! dispatcher checks, and the dispatcher's answer into a JSON body, an SSE
@@ -12,12 +15,13 @@
 
 mod auth;
 mod body;
+mod conns;
 mod guard;
 mod listen;
 mod stop;
 
 pub use body::McpBody;
-pub use guard::HostPolicy;
+pub use guard::{HostPolicy, InvalidHost};
 pub use listen::HttpServer;
 
 use crate::cancel::Cancellation;
@@ -28,7 +32,6 @@ use crate::server::Server;
 use crate::session::{Session, SessionStore};
 use bytes::Bytes;
 use http::{header, HeaderMap, Method, Request, Response, StatusCode};
-use http_body_util::BodyExt;
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
@@ -40,10 +43,41 @@ use std::time::Duration;
 /// Settings of the HTTP endpoint.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
-    /// Host/Origin policy against DNS rebinding.
+    /// Host/Origin policy against DNS rebinding (default: loopback hosts
+    /// only; [`HostPolicy::allowing`] adds the names a deployment serves,
+    /// `MCP_ALLOWED_HOSTS` or `--allowed-host` on the command line).
     pub hosts: HostPolicy,
     /// The largest request body accepted (default 4 MiB; larger ⇒ 413).
     pub max_body: usize,
+    /// How long a request body may take to arrive once its head has
+    /// (default 30 s; slower ⇒ 408 and the connection closes; zero: no
+    /// limit). `MCP_BODY_READ_TIMEOUT` on the command line.
+    pub body_read_timeout: Duration,
+    /// How long a connection of [`HttpServer`] may take to send a complete
+    /// request head, from its accept or from the first byte after its
+    /// previous response (default 10 s; slower ⇒ closed; zero: no limit).
+    /// `MCP_HEADER_READ_TIMEOUT` on the command line.
+    pub header_read_timeout: Duration,
+    /// How long a kept-alive connection of [`HttpServer`] may stay idle
+    /// between requests (default 75 s, longer than the 60 s idle timeout of
+    /// common proxies and load balancers, so they close first; zero: no
+    /// limit). `MCP_IDLE_TIMEOUT` on the command line. Connections are
+    /// checked a few times per timeout: one past it closes within a quarter
+    /// of the shortest timeout (1 s at most).
+    pub idle_timeout: Duration,
+    /// At most this many connections of [`HttpServer`] open at once
+    /// (default 4096; zero: no cap). One more is answered 503 with
+    /// `Retry-After: 1` and `Connection: close`, unread. Keep it below the
+    /// open-file limit (`ulimit -n`), or accept fails first.
+    /// `MCP_MAX_CONNECTIONS` on the command line.
+    pub max_connections: usize,
+    /// At most this many connections of [`HttpServer`] open at once from one
+    /// address (an IPv6 /64 counts as one; default 256; zero: no cap); one
+    /// more is answered like one past [`HttpConfig::max_connections`].
+    /// Behind a proxy every connection comes from the proxy: raise it there,
+    /// or set zero and let the proxy limit its clients.
+    /// `MCP_MAX_CONNECTIONS_PER_PEER` on the command line.
+    pub max_connections_per_peer: usize,
     /// Interval of SSE keep-alive comments on quiet streams (default 15 s).
     pub keep_alive: Duration,
     /// The path served by [`serve`] (default `/mcp`); ignored by a mounted service.
@@ -78,6 +112,11 @@ impl Default for HttpConfig {
                 loopback_only: true,
             },
             max_body: 4 * 1024 * 1024,
+            body_read_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(75),
+            max_connections: 4096,
+            max_connections_per_peer: 256,
             keep_alive: Duration::from_secs(15),
             path: "/mcp".into(),
             principal_header: None,
@@ -99,7 +138,10 @@ pub struct McpService {
 }
 
 impl McpService {
-    /// The endpoint of `server` with the default settings (loopback hosts only).
+    /// The endpoint of `server` with the default settings: loopback hosts
+    /// only, so a request naming any other host is refused with 403. A
+    /// deployment under its own name uses [`McpService::with_config`] with
+    /// [`HostPolicy::allowing`] that name.
     pub fn new(server: Server) -> Self {
         McpService::with_config(server, HttpConfig::default())
     }
@@ -188,17 +230,9 @@ impl McpService {
             let e = crate::error::McpError::invalid_request("Content-Type must be application/json");
             return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
         }
-        let bytes = match http_body_util::Limited::new(body, self.config.max_body).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(e) => {
-                let too_large = e.downcast_ref::<http_body_util::LengthLimitError>().is_some();
-                let (code, msg) = if too_large {
-                    (StatusCode::PAYLOAD_TOO_LARGE, "Request body too large")
-                } else {
-                    (StatusCode::BAD_REQUEST, "Could not read the request body")
-                };
-                return error_response(code, &crate::error::McpError::invalid_request(msg));
-            }
+        let bytes = match body::read(body, self.config.max_body, self.config.body_read_timeout).await {
+            Ok(bytes) => bytes,
+            Err(e) => return e.response(),
         };
         let (request, session) = match jsonrpc::parse(&bytes) {
             Err(rejected) => {

@@ -2,6 +2,7 @@
 # Coverage-guided fuzzing of mcp-runtime with cargo-fuzz / libFuzzer.
 #
 # usage: bash fuzz/run.sh SECONDS [TARGET...]
+#        bash fuzz/run.sh --bin-dir   (prints where the built targets are, and stops)
 #
 # Installs cargo-fuzz when missing, builds every target once (release with
 # debug assertions, address sanitizer: cargo-fuzz's defaults; stable rustc
@@ -10,10 +11,13 @@
 # copy of the committed seeds (fuzz/corpus/TARGET -> fuzz/runs/TARGET, so a
 # run never adds to the seeds). Prints a line per target and one summary
 # line, and exits non-zero if any target crashed, timed out or ran out of
-# memory, naming the input that did it and how to reproduce it.
+# memory, naming the input that did it and how to reproduce it. The binaries
+# are wherever cargo puts the fuzz workspace's builds (`cargo metadata`'s
+# target_directory: fuzz/target, or CARGO_TARGET_DIR, or build.target-dir);
+# a target with no binary there is an error that says so, not a crash.
 #
 # Environment: FUZZ_SANITIZER (default address; `none` to skip ASan),
-# FUZZ_ARGS (more libFuzzer flags, e.g. "-max_len=8192").
+# FUZZ_ARGS (more libFuzzer flags, e.g. "-max_len=8192"), CARGO_TARGET_DIR.
 set -uo pipefail
 
 FUZZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,8 +26,32 @@ ALL_TARGETS=(jsonrpc dispatch headers uri_template request_state elicitation)
 
 usage() {
     echo "usage: bash fuzz/run.sh SECONDS [TARGET...]   (targets: ${ALL_TARGETS[*]})" >&2
+    echo "       bash fuzz/run.sh --bin-dir" >&2
     exit 2
 }
+
+# Where `cargo fuzz build --target TRIPLE` puts the binaries: the release
+# directory of that triple in the fuzz workspace's target directory, as cargo
+# itself resolves it.
+bin_dir() {
+    local metadata target_dir
+    metadata="$(cargo metadata --format-version 1 --no-deps --manifest-path "$FUZZ_DIR/Cargo.toml")" || {
+        echo "fuzz: cargo metadata failed for $FUZZ_DIR/Cargo.toml" >&2
+        return 1
+    }
+    target_dir="$(python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])' <<<"$metadata")" \
+        && [[ -n "$target_dir" ]] || {
+        echo "fuzz: cargo metadata names no target_directory" >&2
+        return 1
+    }
+    echo "$target_dir/$(rustc -vV | sed -n 's/^host: //p')/release"
+}
+
+cd "$ROOT" || exit 1
+if [[ "${1:-}" == --bin-dir ]]; then
+    bin_dir
+    exit
+fi
 
 [[ $# -ge 1 && "$1" =~ ^[0-9]+$ && "$1" -gt 0 ]] || usage
 SECS="$1"
@@ -42,7 +70,6 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     nice -n 10 cargo install cargo-fuzz --locked || { echo "fuzz: cannot install cargo-fuzz" >&2; exit 1; }
 fi
 
-cd "$ROOT" || exit 1
 TRIPLE="$(rustc -vV | sed -n 's/^host: //p')"
 SANITIZER="${FUZZ_SANITIZER:-address}"
 BUILD_LOG="$FUZZ_DIR/runs/build.log"
@@ -65,7 +92,16 @@ if ! nice -n 10 cargo fuzz build -s "$SANITIZER" --target "$TRIPLE" >"$BUILD_LOG
         exit 1
     fi
 fi
-BIN_DIR="$FUZZ_DIR/target/$TRIPLE/release"
+BIN_DIR="$(bin_dir)" || exit 1
+# A missing binary is a build that went elsewhere, not a crash: say so, run nothing.
+missing=()
+for t in "${TARGETS[@]}"; do
+    [[ -x "$BIN_DIR/$t" ]] || missing+=("$t")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "fuzz: error: no binary for ${missing[*]} in $BIN_DIR after the build (log: $BUILD_LOG)" >&2
+    exit 1
+fi
 
 total_execs=0
 total_crashes=0
@@ -122,7 +158,7 @@ for t in "${TARGETS[@]}"; do
             rel="${f#"$ROOT"/}"
             echo "    input: $rel"
             echo "    reproduce: RUSTC_BOOTSTRAP=1 cargo fuzz run $t $rel"
-            echo "           or: ${BIN_DIR#"$ROOT"/}/$t $rel   (RUST_BACKTRACE=1 for the stack; MCP_FUZZ_DEBUG=1 shows dispatch's lines)"
+            echo "           or: $BIN_DIR/$t $rel   (RUST_BACKTRACE=1 for the stack; MCP_FUZZ_DEBUG=1 shows dispatch's lines)"
         done
         [[ ${#found[@]} -gt 0 ]] || echo "    exit code $rc without an artifact: see $log"
         failures+=("$t")

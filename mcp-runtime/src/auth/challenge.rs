@@ -11,7 +11,9 @@ use http::HeaderMap;
 /// 400). The token's characters are not looked at here, since a token
 /// that verifies is well-formed and a kilobyte-long one comes with every
 /// request: [`malformed`] says, for a token that did not verify, whether
-/// it was not even a token.
+/// it was not even a token. A token longer than
+/// [`MAX_TOKEN_LEN`](super::MAX_TOKEN_LEN) is refused here, before any
+/// verifier (or authorization server) is asked about it.
 pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Rejection> {
     let mut values = headers.get_all(http::header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -29,6 +31,9 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Rejectio
     let token = bytes.get(7..).unwrap_or_default().trim_ascii();
     if bytes.get(6) != Some(&b' ') || token.is_empty() {
         return Err(Rejection::Malformed("Bearer is not followed by a token".into()));
+    }
+    if token.len() > super::MAX_TOKEN_LEN {
+        return Err(super::too_long());
     }
     std::str::from_utf8(token)
         .map(Some)
@@ -68,6 +73,11 @@ pub(crate) enum Challenge<'a> {
     InsufficientScope(&'a [String]),
 }
 
+/// The most characters of an `error_description`: the values a refusal
+/// names are clipped already ([`clip`](super::clip)); this bounds the
+/// whole, whatever a verifier of one's own puts in its errors.
+const MAX_DESCRIPTION: usize = 256;
+
 /// A quoted-string whose content keeps to RFC 6750's characters for
 /// `error_description` and `scope` (%x20-21 / %x23-5B / %x5D-7E): anything
 /// else (a quote, a backslash, a control, non-ASCII text from an
@@ -83,6 +93,16 @@ fn quoted(text: &str) -> String {
     out
 }
 
+/// A refusal as an `error_description`: at most [`MAX_DESCRIPTION`]
+/// characters, through [`clip`](super::clip)'s rules.
+fn description(why: &Rejection) -> String {
+    let text = why.to_string();
+    match text.char_indices().nth(MAX_DESCRIPTION) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
+}
+
 /// The `WWW-Authenticate` value of a challenge.
 pub(crate) fn challenge(rs: &ResourceServer, which: &Challenge<'_>) -> String {
     let mut params = Vec::with_capacity(4);
@@ -90,11 +110,11 @@ pub(crate) fn challenge(rs: &ResourceServer, which: &Challenge<'_>) -> String {
         Challenge::Missing => {}
         Challenge::Invalid(why) => {
             params.push("error=\"invalid_token\"".to_owned());
-            params.push(format!("error_description={}", quoted(&why.to_string())));
+            params.push(format!("error_description={}", quoted(&description(why))));
         }
         Challenge::Malformed(why) => {
             params.push("error=\"invalid_request\"".to_owned());
-            params.push(format!("error_description={}", quoted(&why.to_string())));
+            params.push(format!("error_description={}", quoted(&description(why))));
         }
         Challenge::InsufficientScope(needed) => {
             params.push("error=\"insufficient_scope\"".to_owned());
@@ -144,6 +164,19 @@ mod tests {
             assert_eq!(malformed(token).is_some(), bad, "{token}");
         }
         assert!(bearer_token(&with(&["Bearer a", "Bearer b"])).is_err());
+        let mut h = HeaderMap::new();
+        let long = format!("Bearer {}", "a".repeat(crate::auth::MAX_TOKEN_LEN + 1));
+        h.insert(http::header::AUTHORIZATION, HeaderValue::from_str(&long).unwrap());
+        assert!(bearer_token(&h).is_err(), "a token past the limit is refused unread");
+        let at_limit = format!("Bearer {}", "a".repeat(crate::auth::MAX_TOKEN_LEN));
+        h.insert(http::header::AUTHORIZATION, HeaderValue::from_str(&at_limit).unwrap());
+        assert!(bearer_token(&h).is_ok());
+    }
+
+    #[test]
+    fn descriptions_are_bounded() {
+        let why = Rejection::Malformed("x".repeat(10_000));
+        assert!(description(&why).len() <= MAX_DESCRIPTION + 3);
     }
 
     #[test]

@@ -1,19 +1,172 @@
 //! Opaque (or any) access tokens checked at the authorization server's
 //! introspection endpoint (RFC 7662).
 
-use super::cache::TokenCache;
+use super::cache::{digest, TokenCache};
 use super::discovery::{client, read_json, AuthServerMetadata};
 use super::jwt::access_token;
 use super::{AccessToken, Rejection, TokenVerifier, VerifyFuture};
 use serde_json::{Map, Value};
-use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// At most this many introspection calls at once, from all peers.
+pub const MAX_CONCURRENT_INTROSPECTIONS: usize = 32;
+
+/// How long a token waits for one of the
+/// [`MAX_CONCURRENT_INTROSPECTIONS`] calls before it is answered 503.
+const CALL_WAIT: Duration = Duration::from_secs(10);
+
+/// How much introspection one client address may cause with tokens the
+/// verifier has not seen (a token it knows, active or not, is answered
+/// from its caches and costs nothing). Past it, such a token is not
+/// judged: the request is answered 503 (the authorization server is not
+/// asked), like one that finds the authorization server down. An IPv6
+/// address counts by its /64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerBudget {
+    /// Calls one address may cause in a burst (default 30); zero turns
+    /// the per-address bound off.
+    pub calls: u32,
+    /// The time in which the budget refills from empty (default 60 s: 30
+    /// calls a minute once the burst is spent).
+    pub per: Duration,
+    /// Calls of one address under way at once (default 4), so that a slow
+    /// authorization server cannot let one address hold the
+    /// [`MAX_CONCURRENT_INTROSPECTIONS`] calls.
+    pub at_once: usize,
+    /// Addresses followed at once (default 10 000): when the table is
+    /// full of addresses with calls under way or budgets not yet refilled,
+    /// a token from a new one is answered 503.
+    pub peers: usize,
+}
+
+impl Default for PeerBudget {
+    fn default() -> Self {
+        PeerBudget {
+            calls: 30,
+            per: Duration::from_secs(60),
+            at_once: 4,
+            peers: 10_000,
+        }
+    }
+}
+
+/// One address's budget: a token bucket and its calls under way.
+struct Bucket {
+    left: f64,
+    at: Instant,
+    running: usize,
+}
+
+/// The budgets of the addresses that introspected lately.
+struct Peers {
+    budget: PeerBudget,
+    table: Mutex<HashMap<IpAddr, Bucket>>,
+}
+
+/// The address a budget counts: an IPv6 client usually holds a whole /64.
+fn peer_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+        v4 => v4,
+    }
+}
+
+impl Peers {
+    fn new(budget: PeerBudget) -> Self {
+        Peers {
+            budget,
+            table: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, Bucket>> {
+        self.table.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The refill rate, in calls per second.
+    fn rate(&self) -> f64 {
+        f64::from(self.budget.calls) / self.budget.per.as_secs_f64().max(0.001)
+    }
+
+    /// Takes one call of `peer`'s budget, or says why not.
+    fn take(&self, peer: IpAddr) -> Result<PeerCall<'_>, Rejection> {
+        let budget = self.budget;
+        let key = peer_key(peer);
+        let now = Instant::now();
+        let rate = self.rate();
+        let full = f64::from(budget.calls);
+        let mut table = self.lock();
+        if !table.contains_key(&key) && table.len() >= budget.peers.max(1) {
+            // Forget the addresses that are back to a full budget.
+            table.retain(|_, b| b.running > 0 || b.left + b.at.elapsed().as_secs_f64() * rate < full);
+            if table.len() >= budget.peers.max(1) {
+                return Err(Rejection::Unavailable(
+                    "too many addresses are introspecting tokens (PeerBudget::peers)".into(),
+                ));
+            }
+        }
+        let bucket = table.entry(key).or_insert(Bucket {
+            left: full,
+            at: now,
+            running: 0,
+        });
+        bucket.left = (bucket.left + now.duration_since(bucket.at).as_secs_f64() * rate).min(full);
+        bucket.at = now;
+        if bucket.running >= budget.at_once.max(1) {
+            return Err(Rejection::Unavailable(format!(
+                "{key} has {} introspections under way (PeerBudget::at_once)",
+                bucket.running
+            )));
+        }
+        if bucket.left < 1.0 {
+            return Err(Rejection::Unavailable(format!(
+                "{key} spent its introspection budget (PeerBudget: {} per {:?})",
+                budget.calls, budget.per
+            )));
+        }
+        bucket.left -= 1.0;
+        bucket.running += 1;
+        Ok(PeerCall { peers: self, key })
+    }
+}
+
+/// One call of an address under way; dropping it ends it.
+struct PeerCall<'a> {
+    peers: &'a Peers,
+    key: IpAddr,
+}
+
+impl Drop for PeerCall<'_> {
+    fn drop(&mut self) {
+        if let Some(bucket) = self.peers.lock().get_mut(&self.key) {
+            bucket.running = bucket.running.saturating_sub(1);
+        }
+    }
+}
 
 /// Asks the authorization server about each token (RFC 7662), as a client
 /// of its own (`client_secret_basic`): the token must be `active`, carry
 /// this server's canonical URI in `aud`, not be expired, and (when the
 /// issuer is known) come from it. Answers are cached (10 000 tokens, 30 s
-/// by default), so a revoked token is refused within that time.
+/// by default), so a revoked token is refused within that time; the caches
+/// keep a token's SHA-256 digest, not the token.
+///
+/// Tokens it has not seen cost a call to the authorization server, made
+/// with this server's credentials, so they are bounded: at most
+/// [`MAX_CONCURRENT_INTROSPECTIONS`] calls at once in all, and, for a token
+/// whose client address the transport gives
+/// ([`TokenVerifier::verify_from`]), a [`PeerBudget`] per address, so that
+/// made-up tokens from one address neither flood the authorization server
+/// nor hold the calls that other clients' tokens wait for.
 pub struct IntrospectionVerifier {
     endpoint: String,
     client_id: String,
@@ -24,9 +177,12 @@ pub struct IntrospectionVerifier {
     cache: TokenCache,
     /// Tokens found inactive, refused without asking again for a while.
     refused: TokenCache<()>,
-    /// At most this many introspection calls at once: made-up tokens
-    /// cannot turn into a flood of requests to the authorization server.
+    /// At most [`MAX_CONCURRENT_INTROSPECTIONS`] calls at once: made-up
+    /// tokens cannot turn into a flood of requests to the authorization
+    /// server.
     calls: tokio::sync::Semaphore,
+    /// What each client address may cause.
+    peers: Peers,
 }
 
 impl std::fmt::Debug for IntrospectionVerifier {
@@ -57,7 +213,8 @@ impl IntrospectionVerifier {
             http: client()?,
             cache: TokenCache::new(10_000, Duration::from_secs(30)),
             refused: TokenCache::new(10_000, Duration::from_secs(5)),
-            calls: tokio::sync::Semaphore::new(32),
+            calls: tokio::sync::Semaphore::new(MAX_CONCURRENT_INTROSPECTIONS),
+            peers: Peers::new(PeerBudget::default()),
         })
     }
 
@@ -85,6 +242,15 @@ impl IntrospectionVerifier {
     pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
         self.cache = TokenCache::new(capacity, ttl);
         self.refused = TokenCache::new(capacity, ttl.min(Duration::from_secs(5)));
+        self
+    }
+
+    /// What one client address may cause with tokens not seen before
+    /// (default: 30 calls, refilled over a minute, 4 at once; see
+    /// [`PeerBudget`]). Behind a proxy every token comes from the proxy's
+    /// address, unless the transport is given the client's: raise it there.
+    pub fn per_peer(mut self, budget: PeerBudget) -> Self {
+        self.peers = Peers::new(budget);
         self
     }
 
@@ -129,35 +295,95 @@ impl IntrospectionVerifier {
 
 impl TokenVerifier for IntrospectionVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        self.verify_from(token, None)
+    }
+
+    fn verify_from<'a>(&'a self, token: &'a str, peer: Option<IpAddr>) -> VerifyFuture<'a> {
         Box::pin(async move {
-            if let Some(known) = self.cache.get(token) {
+            let key = digest(token);
+            if let Some(known) = self.cache.get(&key) {
                 return Ok(known);
             }
-            if self.refused.get(token).is_some() {
+            if self.refused.get(&key).is_some() {
                 return Err(Rejection::Inactive);
             }
-            // At most 32 calls at once, and no endless queue behind a slow server.
-            let _one_of_few = tokio::time::timeout(Duration::from_secs(10), self.calls.acquire())
+            // A token not seen: a call to the authorization server, within
+            // its address's budget, then among the few at once.
+            let _peer_call = match peer {
+                Some(peer) if self.peers.budget.calls > 0 => Some(self.peers.take(peer)?),
+                _ => None,
+            };
+            // No endless queue behind a slow server.
+            let _one_of_few = tokio::time::timeout(CALL_WAIT, self.calls.acquire())
                 .await
                 .map_err(|_| Rejection::Unavailable("too many introspection calls waiting".into()))?
                 .map_err(|_| Rejection::Unavailable("introspection is shut".into()))?;
             // Another request may have asked about the same token meanwhile.
-            if let Some(known) = self.cache.get(token) {
+            if let Some(known) = self.cache.get(&key) {
                 return Ok(known);
             }
-            if self.refused.get(token).is_some() {
+            if self.refused.get(&key).is_some() {
                 return Err(Rejection::Inactive);
             }
             let verified = match self.introspect(token).await {
                 Ok(verified) => Arc::new(verified),
                 Err(Rejection::Inactive) => {
-                    self.refused.put(token, &(), None);
+                    self.refused.put(&key, &(), None);
                     return Err(Rejection::Inactive);
                 }
                 Err(other) => return Err(other),
             };
-            self.cache.put(token, &verified, verified.expires_at);
+            self.cache.put(&key, &verified, verified.expires_at);
             Ok(verified)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peers(calls: u32, at_once: usize, count: usize) -> Peers {
+        Peers::new(PeerBudget {
+            calls,
+            per: Duration::from_secs(3600),
+            at_once,
+            peers: count,
+        })
+    }
+
+    #[test]
+    fn a_peer_spends_its_budget_and_others_keep_theirs() {
+        let p = peers(3, 10, 100);
+        let a = IpAddr::from([10, 0, 0, 1]);
+        let b = IpAddr::from([10, 0, 0, 2]);
+        for _ in 0..3 {
+            assert!(p.take(a).is_ok());
+        }
+        assert!(matches!(p.take(a), Err(Rejection::Unavailable(_))));
+        assert!(p.take(b).is_ok(), "another address has its own budget");
+    }
+
+    #[test]
+    fn calls_under_way_are_bounded_and_end_with_their_guard() {
+        let p = peers(100, 2, 100);
+        let a = IpAddr::from([10, 0, 0, 1]);
+        let one = p.take(a);
+        let two = p.take(a);
+        assert!(one.is_ok() && two.is_ok());
+        assert!(p.take(a).is_err(), "two at once");
+        drop(one);
+        assert!(p.take(a).is_ok());
+    }
+
+    #[test]
+    fn the_table_of_peers_is_bounded() {
+        let p = peers(1, 1, 2);
+        assert!(p.take(IpAddr::from([10, 0, 0, 1])).is_ok());
+        assert!(p.take(IpAddr::from([10, 0, 0, 2])).is_ok());
+        assert!(p.take(IpAddr::from([10, 0, 0, 3])).is_err(), "full of spent budgets");
+        let x: IpAddr = IpAddr::from([0x2001, 0xdb8, 0, 1, 0, 0, 0, 1]);
+        let y: IpAddr = IpAddr::from([0x2001, 0xdb8, 0, 1, 0xffff, 0, 0, 2]);
+        assert_eq!(peer_key(x), peer_key(y));
     }
 }

@@ -1,8 +1,8 @@
 //! JWT access tokens (RFC 9068) verified with the issuer's published keys.
 
-use super::cache::TokenCache;
+use super::cache::{digest, TokenCache};
 use super::discovery::{client, get_json, AuthServerMetadata};
-use super::{AccessToken, Rejection, TokenVerifier, VerifyFuture};
+use super::{clip, AccessToken, Rejection, TokenVerifier, VerifyFuture};
 use base64::Engine as _;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -203,7 +203,7 @@ impl JwtVerifier {
         }
         let due = last_try.is_none_or(|at| at.elapsed() >= self.refetch_interval);
         if !due {
-            return Err(Rejection::UnknownKey(kid.to_owned()));
+            return Err(Rejection::UnknownKey(clip(kid)));
         }
         *last_try = Some(Instant::now());
         self.refetch().await?;
@@ -211,7 +211,7 @@ impl JwtVerifier {
             .by_id
             .get(kid)
             .cloned()
-            .ok_or_else(|| Rejection::UnknownKey(kid.to_owned()))
+            .ok_or_else(|| Rejection::UnknownKey(clip(kid)))
     }
 
     async fn check(&self, token: &str) -> Result<AccessToken, Rejection> {
@@ -223,14 +223,14 @@ impl JwtVerifier {
             .map(|a| a.jose())
             .find(|a| format!("{a:?}") == alg);
         let Some(algorithm) = allowed else {
-            return Err(Rejection::Algorithm(alg));
+            return Err(Rejection::Algorithm(clip(&alg)));
         };
-        let header = jsonwebtoken::decode_header(token).map_err(|e| Rejection::Malformed(e.to_string()))?;
+        let header = jsonwebtoken::decode_header(token).map_err(|e| Rejection::Malformed(clip(&e.to_string())))?;
         if self.require_at_jwt {
             let typ = header.typ.clone().unwrap_or_default();
             let at_jwt = typ.eq_ignore_ascii_case("at+jwt") || typ.eq_ignore_ascii_case("application/at+jwt");
             if !at_jwt {
-                return Err(Rejection::NotAccessToken(typ));
+                return Err(Rejection::NotAccessToken(clip(&typ)));
             }
         }
         let kid = header
@@ -248,10 +248,10 @@ impl JwtVerifier {
             match e.kind() {
                 ErrorKind::ExpiredSignature | ErrorKind::ImmatureSignature => Rejection::Expired,
                 ErrorKind::InvalidSignature => Rejection::Signature,
-                ErrorKind::InvalidIssuer => Rejection::Issuer(claim(token, "iss")),
-                ErrorKind::InvalidAudience => Rejection::Audience(claim(token, "aud")),
-                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => Rejection::Algorithm(alg.clone()),
-                _ => Rejection::Malformed(e.to_string()),
+                ErrorKind::InvalidIssuer => Rejection::Issuer(clip(&claim(token, "iss"))),
+                ErrorKind::InvalidAudience => Rejection::Audience(clip(&claim(token, "aud"))),
+                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => Rejection::Algorithm(clip(&alg)),
+                _ => Rejection::Malformed(clip(&e.to_string())),
             }
         })?;
         Ok(access_token(data.claims))
@@ -261,11 +261,12 @@ impl JwtVerifier {
 impl TokenVerifier for JwtVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         Box::pin(async move {
-            if let Some(known) = self.cache.get(token) {
+            let key = digest(token);
+            if let Some(known) = self.cache.get(&key) {
                 return Ok(known);
             }
             let verified = Arc::new(self.check(token).await?);
-            self.cache.put(token, &verified, verified.expires_at);
+            self.cache.put(&key, &verified, verified.expires_at);
             Ok(verified)
         })
     }

@@ -29,14 +29,49 @@ pub(crate) use challenge::{bearer_token, challenge, malformed, metadata_path, Ch
 #[cfg(feature = "auth")]
 pub use discovery::AuthServerMetadata;
 #[cfg(feature = "auth")]
-pub use introspection::IntrospectionVerifier;
+pub use introspection::{IntrospectionVerifier, PeerBudget, MAX_CONCURRENT_INTROSPECTIONS};
 #[cfg(feature = "auth")]
 pub use jwt::{JwtAlgorithm, JwtVerifier};
 
 use serde_json::{Map, Value};
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+
+/// The longest bearer token read (8 KiB): a longer one is refused as a
+/// malformed credential (400 `invalid_request`) before any verifier sees
+/// it. Real access tokens are one or two kilobytes; a JWT with many claims
+/// stays far below this.
+pub const MAX_TOKEN_LEN: usize = 8 * 1024;
+
+/// The most characters of a value taken from an unverified token (a `kid`,
+/// an `iss`, a `typ`...) that a [`Rejection`] keeps, and so what a
+/// `WWW-Authenticate` challenge or a log line can carry of it.
+pub const MAX_REFLECTED_LEN: usize = 64;
+
+/// A value from an unverified token, made fit to be reflected: at most
+/// [`MAX_REFLECTED_LEN`] characters, each one RFC 6750 allows in a quoted
+/// `error_description` (printable ASCII but `"` and `\`), anything else
+/// replaced by `?`, and `...` when it was cut.
+#[cfg_attr(not(feature = "auth"), allow(dead_code))]
+pub(crate) fn clip(value: &str) -> String {
+    let mut out: String = value
+        .chars()
+        .take(MAX_REFLECTED_LEN)
+        .map(|c| {
+            if matches!(c, '\u{20}'..='\u{21}' | '\u{23}'..='\u{5B}' | '\u{5D}'..='\u{7E}') {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    if value.chars().nth(MAX_REFLECTED_LEN).is_some() {
+        out.push_str("...");
+    }
+    out
+}
 
 /// A verified access token: who it was issued to and what it grants.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -125,6 +160,16 @@ pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Arc<AccessToken>,
 pub trait TokenVerifier: Send + Sync + 'static {
     /// The verified token, or why it is not accepted.
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
+
+    /// The same for a token presented from `peer` (the client's address,
+    /// when the transport knows it), so that a verifier can bound what one
+    /// address may make it do: [`IntrospectionVerifier`] bounds the
+    /// introspection calls of tokens it has not seen per address. By
+    /// default, [`verify`](Self::verify).
+    fn verify_from<'a>(&'a self, token: &'a str, peer: Option<IpAddr>) -> VerifyFuture<'a> {
+        let _ = peer;
+        self.verify(token)
+    }
 }
 
 /// What protects a Streamable HTTP endpoint: this server's canonical URI,
@@ -214,10 +259,25 @@ impl ResourceServer {
         }
     }
 
-    /// Verifies a request's token.
+    /// Verifies a request's token (one longer than [`MAX_TOKEN_LEN`] is
+    /// refused unread).
     pub(crate) async fn verify(&self, token: &str) -> Result<Arc<AccessToken>, Rejection> {
-        self.verifier.verify(token).await
+        self.verify_from(token, None).await
     }
+
+    /// Verifies a request's token presented from `peer` (see
+    /// [`TokenVerifier::verify_from`]).
+    pub(crate) async fn verify_from(&self, token: &str, peer: Option<IpAddr>) -> Result<Arc<AccessToken>, Rejection> {
+        if token.len() > MAX_TOKEN_LEN {
+            return Err(too_long());
+        }
+        self.verifier.verify_from(token, peer).await
+    }
+}
+
+/// Why a token longer than [`MAX_TOKEN_LEN`] is refused.
+pub(crate) fn too_long() -> Rejection {
+    Rejection::Malformed(format!("the bearer token is longer than {MAX_TOKEN_LEN} bytes"))
 }
 
 /// `https://host:port` and the path of a URL.
@@ -283,6 +343,15 @@ mod tests {
             root.metadata_url(),
             "http://127.0.0.1:3000/.well-known/oauth-protected-resource"
         );
+    }
+
+    #[test]
+    fn reflected_values_are_short_and_safe() {
+        assert_eq!(clip("key-1"), "key-1");
+        assert_eq!(clip("a\"b\\c\né"), "a?b?c??");
+        let long = clip(&"k".repeat(10_000));
+        assert_eq!(long.len(), MAX_REFLECTED_LEN + 3);
+        assert!(long.ends_with("..."));
     }
 
     struct NoVerifier;

@@ -449,3 +449,48 @@ async fn prompts_and_resources_ask_too_and_lists_never_do() {
     assert_eq!(v["result"]["resultType"], "complete");
     c.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn another_servers_state_is_rejected_even_with_the_same_keys() {
+    // Two servers that share keys (one Redis, one secret store) but are
+    // different servers: a state of one is foreign to the other.
+    let start = |name: &str| {
+        StdioClient::start(
+            Server::builder()
+                .name(name)
+                .request_state_keys(vec![[6; 32]])
+                .build()
+                .expect("the server builds"),
+        )
+    };
+    let mut billing = start("billing");
+    let v = billing
+        .call(
+            1,
+            "tools/call",
+            params("order", json!({"item": "x"}), caps_all(), json!({})),
+        )
+        .await;
+    let state = v["result"]["requestState"].clone();
+    assert!(state.is_string(), "{v}");
+    let extra = json!({"requestState": state, "inputResponses": {"shipping": {"action": "decline"}}});
+    let v = billing
+        .call(
+            2,
+            "tools/call",
+            params("order", json!({"item": "x"}), caps_all(), extra.clone()),
+        )
+        .await;
+    assert_eq!(v["result"]["content"][0]["text"], "declined", "its own server opens it");
+    billing.close().await.unwrap();
+    let mut other = start("after-sales");
+    let v = other
+        .call(
+            1,
+            "tools/call",
+            params("order", json!({"item": "x"}), caps_all(), extra),
+        )
+        .await;
+    assert_eq!(code(&v), -32602, "{v}");
+    other.close().await.unwrap();
+}

@@ -113,13 +113,7 @@ pub(crate) async fn serve(
 
 /// The task, if it exists and belongs to `principal`.
 pub(crate) async fn find(server: &Server, id: &str, principal: Option<&str>) -> Result<TaskRecord, McpError> {
-    let record = server
-        .inner
-        .tasks
-        .store
-        .get(id)
-        .await
-        .map_err(|e| McpError::internal(e.to_string()))?;
+    let record = server.inner.tasks.store.get(id).await.map_err(|e| e.to_client())?;
     match record {
         Some(record) if record.owner.as_deref() == principal => {
             // This request's span links to the call that created the task.
@@ -143,7 +137,7 @@ async fn update(
         .store
         .update(id, change)
         .await
-        .map_err(|e| McpError::internal(e.to_string()))
+        .map_err(|e| e.to_client())
 }
 
 /// The empty acknowledgement of `tasks/update` and `tasks/cancel`.

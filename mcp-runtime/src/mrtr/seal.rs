@@ -2,11 +2,20 @@
 //!
 //! The plaintext carries the answers gathered so far, the handler's own
 //! continuation state, the round number and an expiry. The associated data
-//! binds it to the request it belongs to: the method, the tool/prompt/resource
-//! name, a canonical form of the arguments, and the principal, if any. A
-//! flipped byte, a truncation, another tool's or another principal's state,
-//! other arguments, an expired state, a key that is no longer configured, or
-//! an oversize state all fail the same way, with one fixed message.
+//! binds it to the server and the request it belongs to: the server's name
+//! (`serverInfo.name`), the method, the tool/prompt/resource name, a
+//! canonical form of the arguments, and the principal, if any. A flipped
+//! byte, a truncation, another server's, another tool's or another
+//! principal's state, other arguments, an expired state, a key that is no
+//! longer configured, or an oversize state all fail the same way, with one
+//! fixed message.
+//!
+//! A state is not single-use: presented again within its lifetime (a client
+//! retrying a round whose answer it lost does exactly that) it opens again,
+//! on any replica, and the handler runs again with the same answers. Nothing
+//! short of state shared by every replica could refuse a second
+//! presentation, and MRTR keeps none; handlers make the side effects after
+//! their last ask idempotent instead (the README says how).
 //!
 //! Wire form: `base64url(version 0x01 ‖ nonce[24] ‖ ciphertext‖tag)`.
 
@@ -81,6 +90,10 @@ pub struct Sealed {
 pub struct Sealer {
     keys: Vec<XChaCha20Poly1305>,
     ttl: Duration,
+    /// The name of the server whose states these are (bound in the
+    /// associated data), so that two servers sharing keys do not open each
+    /// other's.
+    server: String,
 }
 
 impl std::fmt::Debug for Sealer {
@@ -88,6 +101,7 @@ impl std::fmt::Debug for Sealer {
         f.debug_struct("Sealer")
             .field("keys", &self.keys.len())
             .field("ttl", &self.ttl)
+            .field("server", &self.server)
             .finish()
     }
 }
@@ -133,9 +147,12 @@ fn canonical(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
-fn associated_data(b: &Binding<'_>) -> Vec<u8> {
+fn associated_data(server: &str, b: &Binding<'_>) -> Vec<u8> {
     let mut ad = Vec::with_capacity(128);
-    ad.extend_from_slice(b"mcp-request-state/v1\0");
+    ad.extend_from_slice(b"mcp-request-state/v2\0");
+    // Length-prefixed: a name cannot run into the method.
+    ad.extend_from_slice(&(server.len() as u64).to_be_bytes());
+    ad.extend_from_slice(server.as_bytes());
     ad.extend_from_slice(b.method.as_bytes());
     ad.push(0);
     ad.extend_from_slice(b.name.as_bytes());
@@ -181,7 +198,18 @@ impl Sealer {
         if ciphers.is_empty() {
             ciphers.push(XChaCha20Poly1305::new(&XChaCha20Poly1305::generate_key(&mut OsRng)));
         }
-        Sealer { keys: ciphers, ttl }
+        Sealer {
+            keys: ciphers,
+            ttl,
+            server: String::new(),
+        }
+    }
+
+    /// Binds the states to the server named `name` (its `serverInfo.name`):
+    /// another server opens none of them, even with the same keys.
+    pub fn for_server(mut self, name: &str) -> Self {
+        self.server = name.to_owned();
+        self
     }
 
     /// A fresh random key, base64-encoded (for `MCP_REQUEST_STATE_KEYS`).
@@ -199,7 +227,7 @@ impl Sealer {
         contents.exp = now_ms().saturating_add(self.ttl.as_millis() as u64);
         let plaintext = serde_json::to_vec(&contents).ok()?;
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
-        let aad = associated_data(binding);
+        let aad = associated_data(&self.server, binding);
         let ciphertext = self.keys[0]
             .encrypt(
                 &nonce,
@@ -227,7 +255,7 @@ impl Sealer {
             return None;
         }
         let nonce = XNonce::from_slice(&raw[1..1 + NONCE_LEN]);
-        let aad = associated_data(binding);
+        let aad = associated_data(&self.server, binding);
         let plaintext = self.keys.iter().find_map(|k| {
             k.decrypt(
                 nonce,
@@ -318,6 +346,19 @@ mod tests {
         assert!(Sealer::new(&[[2; 32]], Duration::from_secs(60))
             .open(&sealed, &b)
             .is_none());
+    }
+
+    #[test]
+    fn another_servers_state_does_not_open() {
+        let a = Sealer::new(&[[3; 32]], Duration::from_secs(60)).for_server("billing");
+        let b = Sealer::new(&[[3; 32]], Duration::from_secs(60)).for_server("after-sales");
+        let args = serde_json::json!({});
+        let sealed = a.seal(contents(), &binding(&args, None)).unwrap();
+        assert!(a.open(&sealed, &binding(&args, None)).is_some());
+        assert!(
+            b.open(&sealed, &binding(&args, None)).is_none(),
+            "same keys, another server"
+        );
     }
 
     #[test]

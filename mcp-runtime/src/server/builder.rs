@@ -304,7 +304,8 @@ impl ServerBuilder {
         });
         let tasks = Arc::new(crate::tasks::TaskRuntime::new(store, self.task_config, notify));
         let sealer =
-            crate::mrtr::seal::Sealer::new(&keys, self.state_ttl.unwrap_or(std::time::Duration::from_secs(300)));
+            crate::mrtr::seal::Sealer::new(&keys, self.state_ttl.unwrap_or(std::time::Duration::from_secs(300)))
+                .for_server(&config.info.name);
         Ok(Server {
             inner: Arc::new(ServerInner {
                 config,

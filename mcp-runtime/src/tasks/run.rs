@@ -75,11 +75,7 @@ where
             record.status = TaskStatus::InputRequired;
         }
     }
-    runtime
-        .store
-        .create(record.clone())
-        .await
-        .map_err(|e| McpError::internal(e.to_string()))?;
+    runtime.store.create(record.clone()).await.map_err(|e| e.to_client())?;
     tracing::debug!(task = %record.id, tool, "task created");
     // A time to live too long for the clock is as good as none.
     let deadline = Instant::now()

@@ -35,6 +35,16 @@ pub enum StoreError {
     Exists(String),
 }
 
+impl StoreError {
+    /// What a client is told when the store fails: a generic -32603. The
+    /// detail (a Redis address, a record's text) is the operator's, so it
+    /// goes to the log, never on the wire.
+    pub(crate) fn to_client(&self) -> crate::error::McpError {
+        tracing::error!("task store: {self}");
+        crate::error::McpError::internal("Internal error: the task store failed")
+    }
+}
+
 /// Everything the server keeps about one task.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskRecord {

@@ -255,11 +255,14 @@ impl EventBus for RedisShared {
 /// dropped with a warning (there is no replay).
 pub(super) async fn write(mut conn: redis::aio::ConnectionManager, mut outbox: mpsc::Receiver<Outgoing>) {
     while let Some(Outgoing { channel, text }) = outbox.recv().await {
-        let sent: Result<i64, _> = redis::cmd("PUBLISH")
-            .arg(&*channel)
-            .arg(&text)
-            .query_async(&mut conn)
-            .await;
+        let publish = redis::cmd("PUBLISH").arg(&*channel).arg(&text).clone();
+        let mut sent: Result<i64, _> = publish.query_async(&mut conn).await;
+        if sent.is_err() {
+            // A connection Redis dropped (it restarted) fails the first
+            // command after it, however long ago; the manager reconnects
+            // then, and a second try delivers the event.
+            sent = publish.query_async(&mut conn).await;
+        }
         if let Err(e) = sent {
             tracing::warn!("redis: an event was lost: {e}");
         }

@@ -296,26 +296,41 @@ async fn shared_state(builder: ServerBuilder) -> Result<ServerBuilder, String> {
         return Ok(builder);
     };
     let url = url.to_string_lossy().into_owned();
+    // Said on stderr and in logs: without its password.
+    let shown = redacted(&url);
     #[cfg(feature = "redis")]
     {
         use crate::replicas::{RedisShared, REDIS_NAMESPACE_ENV};
         let shared = match std::env::var(REDIS_NAMESPACE_ENV) {
             Ok(namespace) => RedisShared::connect_in(&url, &namespace)
                 .await
-                .map_err(|e| format!("MCP_REDIS_URL={url} {REDIS_NAMESPACE_ENV}={namespace:?}: {e}"))?,
+                .map_err(|e| format!("MCP_REDIS_URL={shown} {REDIS_NAMESPACE_ENV}={namespace:?}: {e}"))?,
             Err(_) => RedisShared::connect(&url)
                 .await
-                .map_err(|e| format!("MCP_REDIS_URL={url}: {e}"))?,
+                .map_err(|e| format!("MCP_REDIS_URL={shown}: {e}"))?,
         };
-        tracing::info!("tasks and change events shared through Redis at {url}");
+        tracing::info!("tasks and change events shared through Redis at {shown}");
         Ok(shared.apply(builder))
     }
     #[cfg(not(feature = "redis"))]
     {
         let _ = builder;
         Err(format!(
-            "MCP_REDIS_URL={url} is set, but this binary was built without the `redis` feature of mcp-runtime"
+            "MCP_REDIS_URL={shown} is set, but this binary was built without the `redis` feature of mcp-runtime"
         ))
+    }
+}
+
+/// A URL with the user and password of its authority (`redis://:secret@host`)
+/// replaced by `***`, for logs.
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => url.to_owned(),
     }
 }
 
@@ -500,5 +515,22 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
             );
             http.serve_until(stop).await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted;
+
+    #[test]
+    fn a_url_is_logged_without_its_user_and_password() {
+        assert_eq!(redacted("redis://:s3cret@cache:6379/0"), "redis://***@cache:6379/0");
+        assert_eq!(redacted("rediss://app:p@ss@cache/0"), "rediss://***@cache/0");
+        assert_eq!(
+            redacted("redis://cache:6379/0?user=x@y"),
+            "redis://cache:6379/0?user=x@y"
+        );
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(redacted("not a url"), "not a url");
     }
 }

@@ -116,6 +116,7 @@ pub use server::{
     MiddlewareFuture, MountUris, PromptEntry, RequestHeaders, ResourceEntry, Server, ServerBuilder, ServerEvent, State,
     ToolEntry,
 };
+pub use session::SubscriptionLimits;
 pub use tasks::{
     MemoryTaskStore, StoreError, StoreFuture, Task, TaskChange, TaskConfig, TaskError, TaskMode, TaskRecord, TaskStore,
     TaskSupport,

@@ -1,6 +1,11 @@
 //! A legacy (2025-11-25) session: what `initialize` negotiated, and the
 //! bookkeeping of server-to-client requests. HTTP keeps its sessions in a
 //! [`SessionStore`]; stdio has one session per process.
+//!
+//! Also what clients hold open for change notifications, bounded by
+//! [`SubscriptionLimits`]: the streams (`subscriptions/listen` and legacy
+//! GET streams, counted per principal and in all by [`Streams`]) and the
+//! resources they follow.
 
 use crate::error::McpError;
 use crate::jsonrpc;
@@ -50,6 +55,142 @@ impl Drop for Session {
     }
 }
 
+/// Bounds on what clients hold open for change notifications
+/// (`ServerBuilder::subscriptions`). Past a bound, the request is refused
+/// with an error naming it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SubscriptionLimits {
+    /// Streams open at once in all: `subscriptions/listen` streams and
+    /// legacy GET streams together (default 10 000; past it -32603, and a
+    /// GET stream is refused by the transport).
+    pub max_streams: usize,
+    /// Streams open at once for one principal (the token's subject, or the
+    /// `principal_header`'s value; default 64).
+    pub max_streams_per_principal: usize,
+    /// Streams open at once for every caller without a principal together
+    /// (default 1 000): the transport gives no address to tell them apart,
+    /// so they share one count, which keeps them from taking every stream
+    /// from the identified callers.
+    pub max_anonymous_streams: usize,
+    /// Resources one `subscriptions/listen` request may name in
+    /// `resourceSubscriptions`, and one legacy session may subscribe to
+    /// with `resources/subscribe` (default 1 000; past it -32602).
+    pub max_resource_subscriptions: usize,
+    /// The longest resource URI subscribed to (default 8 KiB; longer
+    /// -32602).
+    pub max_uri_len: usize,
+}
+
+impl Default for SubscriptionLimits {
+    fn default() -> Self {
+        SubscriptionLimits {
+            max_streams: 10_000,
+            max_streams_per_principal: 64,
+            max_anonymous_streams: 1_000,
+            max_resource_subscriptions: 1_000,
+            max_uri_len: 8 * 1024,
+        }
+    }
+}
+
+impl SubscriptionLimits {
+    /// Whether a subscription to `uri` is too long to keep.
+    pub(crate) fn check_uri(&self, uri: &str) -> Result<(), McpError> {
+        if uri.len() > self.max_uri_len {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: a resource URI of {} bytes is longer than {} \
+                 (SubscriptionLimits::max_uri_len)",
+                uri.len(),
+                self.max_uri_len
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The streams open at once, in all and per principal.
+#[derive(Debug, Default)]
+pub(crate) struct Streams {
+    limits: SubscriptionLimits,
+    open: Mutex<OpenStreams>,
+}
+
+#[derive(Debug, Default)]
+struct OpenStreams {
+    total: usize,
+    /// By principal; callers without one under `None`.
+    by_principal: HashMap<Option<String>, usize>,
+}
+
+impl Streams {
+    pub(crate) fn new(limits: SubscriptionLimits) -> Self {
+        Streams {
+            limits,
+            open: Mutex::default(),
+        }
+    }
+
+    /// The bounds.
+    pub(crate) fn limits(&self) -> &SubscriptionLimits {
+        &self.limits
+    }
+
+    /// Counts one more stream of `principal` until the slot is dropped, or
+    /// says which bound it would pass.
+    pub(crate) fn open(self: &Arc<Self>, principal: Option<&str>) -> Result<StreamSlot, McpError> {
+        let mut open = lock(&self.open);
+        if open.total >= self.limits.max_streams {
+            return Err(McpError::internal(format!(
+                "Internal error: {} streams are open, the most allowed (SubscriptionLimits::max_streams)",
+                open.total
+            )));
+        }
+        let key = principal.map(str::to_owned);
+        let mine = open.by_principal.get(&key).copied().unwrap_or(0);
+        let (cap, which) = match principal {
+            Some(_) => (self.limits.max_streams_per_principal, "max_streams_per_principal"),
+            None => (self.limits.max_anonymous_streams, "max_anonymous_streams"),
+        };
+        if mine >= cap {
+            return Err(McpError::internal(format!(
+                "Internal error: {mine} streams of this caller are open, the most allowed (SubscriptionLimits::{which})"
+            )));
+        }
+        open.total += 1;
+        open.by_principal.insert(key.clone(), mine + 1);
+        Ok(StreamSlot {
+            streams: self.clone(),
+            key,
+        })
+    }
+
+    /// How many streams are open.
+    #[cfg(test)]
+    pub(crate) fn total(&self) -> usize {
+        lock(&self.open).total
+    }
+}
+
+/// One open stream, counted until dropped.
+#[derive(Debug)]
+pub(crate) struct StreamSlot {
+    streams: Arc<Streams>,
+    key: Option<String>,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = lock(&self.streams.open);
+        open.total = open.total.saturating_sub(1);
+        if let Some(n) = open.by_principal.get_mut(&self.key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.by_principal.remove(&self.key);
+            }
+        }
+    }
+}
+
 /// How long a server-to-client request waits for its answer.
 pub const ASK_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -77,16 +218,22 @@ impl Session {
         }
     }
 
-    /// Binds the session to the token subject that opened it.
+    /// Binds the session to the principal that opened it (the token's
+    /// subject, or the `principal_header`'s value).
     pub fn set_owner(&self, subject: &str) {
         let _ = self.owner.set(subject.to_owned());
     }
 
-    /// Whether a request of `subject` (none: not authorized) may use it:
-    /// only the subject that opened it (another one is told the session
+    /// Whether a request of `subject` (none: no principal) may use it:
+    /// only the principal that opened it (another one is told the session
     /// does not exist).
     pub fn owned_by(&self, subject: Option<&str>) -> bool {
         self.owner.get().map(String::as_str) == subject
+    }
+
+    /// The principal that opened it, if any.
+    pub fn owner(&self) -> Option<&str> {
+        self.owner.get().map(String::as_str)
     }
 
     /// The level set by `logging/setLevel`, if any.
@@ -99,9 +246,19 @@ impl Session {
         *lock(&self.log_level) = Some(level);
     }
 
-    /// Subscribes to updates of `uri`.
-    pub fn subscribe(&self, uri: String) {
-        lock(&self.subscriptions).insert(uri);
+    /// Subscribes to updates of `uri`, unless the session already follows
+    /// `max` resources (subscribing again to one it follows is no change).
+    pub fn subscribe(&self, uri: String, max: usize) -> Result<(), McpError> {
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions.len() >= max && !subscriptions.contains(&uri) {
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: the session follows {} resources, the most allowed \
+                 (SubscriptionLimits::max_resource_subscriptions); unsubscribe from one first",
+                subscriptions.len()
+            )));
+        }
+        subscriptions.insert(uri);
+        Ok(())
     }
 
     /// Unsubscribes from `uri`.
@@ -327,6 +484,38 @@ mod tests {
             Ok(jsonrpc::Message::Response(r)) => r,
             _ => panic!("not a response: {reply}"),
         }
+    }
+
+    #[test]
+    fn streams_are_counted_per_principal_and_in_all() {
+        let streams = Arc::new(Streams::new(SubscriptionLimits {
+            max_streams: 3,
+            max_streams_per_principal: 2,
+            max_anonymous_streams: 1,
+            ..SubscriptionLimits::default()
+        }));
+        let a1 = streams.open(Some("alice"));
+        let a2 = streams.open(Some("alice"));
+        assert!(a1.is_ok() && a2.is_ok());
+        assert!(streams.open(Some("alice")).is_err(), "two per principal");
+        let anon = streams.open(None);
+        assert!(anon.is_ok());
+        assert!(streams.open(Some("bob")).is_err(), "three in all");
+        drop(a1);
+        assert_eq!(streams.total(), 2);
+        assert!(streams.open(None).is_err(), "one without a principal");
+        assert!(streams.open(Some("bob")).is_ok());
+    }
+
+    #[test]
+    fn a_session_follows_a_bounded_number_of_resources() {
+        let s = session();
+        assert!(s.subscribe("a://1".into(), 2).is_ok());
+        assert!(s.subscribe("a://2".into(), 2).is_ok());
+        assert!(s.subscribe("a://1".into(), 2).is_ok(), "again: no change");
+        assert!(s.subscribe("a://3".into(), 2).is_err());
+        s.unsubscribe("a://1");
+        assert!(s.subscribe("a://3".into(), 2).is_ok());
     }
 
     #[tokio::test]

@@ -1,7 +1,9 @@
 //! `subscriptions/listen`: a long-lived request whose response stream
 //! carries the server's change notifications, filtered by what the client
 //! opted in to and tagged with the subscription id. It ends when the client
-//! cancels it or the server stops, with its final result.
+//! cancels it or the server stops, with its final result. Streams are
+//! bounded in all and per principal, and the resources one names, by the
+//! server's `SubscriptionLimits`.
 
 use crate::error::McpError;
 use crate::jsonrpc;
@@ -78,10 +80,24 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
             "subscriptions/listen needs a response stream",
         ));
     };
+    let mut filter = params.notifications;
+    let limits = *server.inner.streams.limits();
+    if filter.resource_subscriptions.len() > limits.max_resource_subscriptions {
+        return Err(McpError::invalid_params(format!(
+            "Invalid params: resourceSubscriptions names {} resources, more than {} \
+             (SubscriptionLimits::max_resource_subscriptions)",
+            filter.resource_subscriptions.len(),
+            limits.max_resource_subscriptions
+        )));
+    }
+    for uri in &filter.resource_subscriptions {
+        limits.check_uri(uri)?;
+    }
+    // Counted per principal and in all while it is open.
+    let _slot = server.inner.streams.open(ctx.principal())?;
     let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
     let mut rx = server.inner.events.subscribe();
     let id = ctx.request_id().clone();
-    let mut filter = params.notifications;
     if !filter.task_ids.is_empty() {
         let declared = ctx
             .client_capabilities()

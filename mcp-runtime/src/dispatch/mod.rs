@@ -238,7 +238,7 @@ async fn route(
                     access::resource(&server.catalog(), &uri, Some(token))?;
                 }
             }
-            return match crate::legacy::route(request, progress_token, &session)? {
+            return match crate::legacy::route(server, request, progress_token, &session)? {
                 crate::legacy::Route::Answered(body) => Ok(body),
                 crate::legacy::Route::Serve(method, meta) => {
                     // Legacy requests carry no header facts to check.

@@ -18,6 +18,15 @@ pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> 
     }
 }
 
+/// Counts a GET stream of `session` among the server's streams (under the
+/// principal that opened the session), or says which bound of
+/// `SubscriptionLimits` it would pass. The transport calls it before it
+/// answers the GET and keeps the slot for as long as the stream is open.
+#[allow(dead_code)] // until transport/http/mod.rs `session_stream` calls it
+pub(crate) fn admit(server: &Server, session: &Session) -> Result<crate::session::StreamSlot, crate::error::McpError> {
+    server.inner.streams.open(session.owner())
+}
+
 /// Forwards the session's notifications to `outbound` until it closes or
 /// the server stops.
 pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Outbound) {

@@ -103,6 +103,18 @@ fn open(server: &Server, request: &Request, id: Option<String>) -> Result<(Arc<S
     Ok((session, body))
 }
 
+/// `resources/subscribe`: a URI of reasonable length that the catalog
+/// serves (a static resource, or one a template matches), within the
+/// session's bound.
+fn subscribe(server: &Server, session: &Session, uri: String) -> Result<(), McpError> {
+    let limits = server.inner.streams.limits();
+    limits.check_uri(&uri)?;
+    if server.catalog().find_resource(&uri).is_none() {
+        return Err(McpError::resource_not_found(&uri));
+    }
+    session.subscribe(uri, limits.max_resource_subscriptions)
+}
+
 /// What a legacy session's request comes to.
 pub(crate) enum Route {
     /// Answered by the session's own bookkeeping (`ping`, `logging/setLevel`,
@@ -116,6 +128,7 @@ pub(crate) enum Route {
 /// Routes one request of a legacy session. `progress_token` is the raw
 /// `_meta.progressToken` of its params, if any.
 pub(crate) fn route(
+    server: &Server,
     request: &Request,
     progress_token: Option<&RawValue>,
     session: &Arc<Session>,
@@ -135,7 +148,7 @@ pub(crate) fn route(
         Method::ResourcesSubscribe | Method::ResourcesUnsubscribe => {
             let p: UriParams = parse_params(params)?;
             if method == Method::ResourcesSubscribe {
-                session.subscribe(p.uri);
+                subscribe(server, session, p.uri)?;
             } else {
                 session.unsubscribe(&p.uri);
             }

@@ -22,6 +22,7 @@ pub struct ServerBuilder {
     state_ttl: Option<std::time::Duration>,
     task_config: crate::tasks::TaskConfig,
     task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
+    subscriptions: crate::session::SubscriptionLimits,
     bus: Option<Arc<dyn super::EventBus>>,
     middleware: Vec<Arc<dyn super::Middleware>>,
     mounts: Vec<(String, Server, super::MountUris)>,
@@ -152,6 +153,14 @@ impl ServerBuilder {
     /// bounds on running tasks, result size and input requests.
     pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {
         self.task_config = config;
+        self
+    }
+
+    /// Bounds what clients hold open for change notifications: streams in
+    /// all, per principal and without one, resources per listen request or
+    /// legacy session, URI length (see `SubscriptionLimits`).
+    pub fn subscriptions(mut self, limits: crate::session::SubscriptionLimits) -> Self {
+        self.subscriptions = limits;
         self
     }
 
@@ -319,6 +328,7 @@ impl ServerBuilder {
                 sealer,
                 ephemeral_key,
                 tasks,
+                streams: Arc::new(crate::session::Streams::new(self.subscriptions)),
             }),
         })
     }

@@ -145,6 +145,8 @@ pub(crate) struct ServerInner {
     pub ephemeral_key: bool,
     /// Tasks: the store, the settings, the running count.
     pub tasks: Arc<crate::tasks::TaskRuntime>,
+    /// The change-notification streams open, and their bounds.
+    pub streams: Arc<crate::session::Streams>,
 }
 
 /// A built MCP server. Cheap to clone; serve it on any transport.

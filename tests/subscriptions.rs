@@ -1,0 +1,201 @@
+//! What a client may hold open for change notifications (issue 26, defect
+//! 4): a legacy session subscribes only to resources the catalog serves,
+//! to URIs of reasonable length and to a bounded number of them; listen
+//! streams are bounded per principal, without one, and in all, and so are
+//! the resources one names. Each refusal is a JSON-RPC error naming it.
+
+mod support;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use mcp_runtime::{Server, SubscriptionLimits};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use support::http::*;
+
+/// Today's notes.
+#[resource(uri = "notes://today")]
+fn today() -> &'static str {
+    "nothing yet"
+}
+
+/// A note, by day.
+#[resource(uri_template = "notes://days/{day}")]
+fn day_note(day: u32) -> String {
+    format!("day {day}")
+}
+
+fn server(limits: SubscriptionLimits) -> Server {
+    Server::builder()
+        .empty()
+        .resource::<today>()
+        .resource::<day_note>()
+        .subscriptions(limits)
+        .build()
+        .expect("the server builds")
+}
+
+fn code(e: &McpError) -> i64 {
+    i64::from(e.code().0)
+}
+
+#[tokio::test]
+async fn a_legacy_session_subscribes_only_to_what_is_served_and_not_without_end() {
+    let limits = SubscriptionLimits {
+        max_resource_subscriptions: 3,
+        ..SubscriptionLimits::default()
+    };
+    let server = server(limits);
+    let client = TestClient::new(&server).legacy();
+    let subscribe = |uri: String| {
+        let client = &client;
+        async move { client.request("resources/subscribe", json!({"uri": uri})).await }
+    };
+    subscribe("notes://today".into()).await.expect("a static resource");
+    subscribe("notes://days/1".into()).await.expect("a URI of a template");
+    let unknown = subscribe("notes://elsewhere".into()).await.expect_err("not served");
+    assert_eq!(code(&unknown), -32602, "{unknown:?}");
+    let long = format!("notes://days/{}", "1".repeat(limits.max_uri_len));
+    let too_long = subscribe(long).await.expect_err("too long");
+    assert_eq!(code(&too_long), -32602, "{too_long:?}");
+    assert!(too_long.message().contains("max_uri_len"), "{too_long:?}");
+    subscribe("notes://days/2".into()).await.expect("the third");
+    subscribe("notes://days/2".into()).await.expect("again: no change");
+    let full = subscribe("notes://days/3".into()).await.expect_err("a fourth");
+    assert_eq!(code(&full), -32602, "{full:?}");
+    assert!(full.message().contains("max_resource_subscriptions"), "{full:?}");
+    client
+        .request("resources/unsubscribe", json!({"uri": "notes://days/1"}))
+        .await
+        .expect("unsubscribed");
+    subscribe("notes://days/3".into()).await.expect("room again");
+}
+
+async fn serve(limits: SubscriptionLimits) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let config = HttpConfig {
+        principal_header: Some("x-user".into()),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server(limits), "127.0.0.1:0", config).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(http.serve_until(async {
+        let _ = stopped.await;
+    }));
+    (addr, stop)
+}
+
+fn listen_params(uris: &[String]) -> Value {
+    json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": uris}})
+}
+
+fn headers(user: Option<&str>) -> Vec<(String, String)> {
+    with_header(standard_headers("subscriptions/listen", None), "x-user", user)
+}
+
+/// Opens a listen stream as `user` and reads its acknowledgement.
+async fn listen(addr: SocketAddr, user: Option<&str>) -> Sse {
+    let mut conn = connect(addr).await;
+    let body = rpc(1, "subscriptions/listen", listen_params(&[]));
+    let response = conn
+        .send(build(addr, hyper::Method::POST, "/mcp", &headers(user), body))
+        .await;
+    let mut sse = Sse::open(response, "subscriptions/listen", conn);
+    let ack = sse.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    sse
+}
+
+/// A listen request expected to be refused at once with a JSON error.
+async fn refused(addr: SocketAddr, user: Option<&str>, uris: &[String]) -> Value {
+    let a = post(
+        addr,
+        &headers(user),
+        rpc(1, "subscriptions/listen", listen_params(uris)),
+    )
+    .await;
+    assert_eq!(a.content_type(), "application/json", "not refused: {}", a.text);
+    a.json(Some("subscriptions/listen"))
+}
+
+#[tokio::test]
+async fn listen_streams_are_bounded_per_principal_without_one_and_in_all() {
+    let limits = SubscriptionLimits {
+        max_streams: 6,
+        max_streams_per_principal: 2,
+        max_anonymous_streams: 2,
+        max_resource_subscriptions: 4,
+        ..SubscriptionLimits::default()
+    };
+    let (addr, _stop) = serve(limits).await;
+    let alice = [listen(addr, Some("alice")).await, listen(addr, Some("alice")).await];
+    let v = refused(addr, Some("alice"), &[]).await;
+    assert_eq!(error_code(&v), -32603, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_streams_per_principal"),
+        "{v}"
+    );
+    // Others are not held up by alice.
+    let bob = listen(addr, Some("bob")).await;
+    let anonymous = [listen(addr, None).await, listen(addr, None).await];
+    let v = refused(addr, None, &[]).await;
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_anonymous_streams"),
+        "{v}"
+    );
+    let carol = listen(addr, Some("carol")).await;
+    let v = refused(addr, Some("dave"), &[]).await;
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(SubscriptionLimits::max_streams)"),
+        "six in all: {v}"
+    );
+    // A stream that ends gives its place back.
+    drop(bob);
+    let mut reopened = None;
+    for _ in 0..50 {
+        let mut conn = connect(addr).await;
+        let body = rpc(1, "subscriptions/listen", listen_params(&[]));
+        let response = conn
+            .send(build(addr, hyper::Method::POST, "/mcp", &headers(Some("dave")), body))
+            .await;
+        if response.headers()["content-type"] == "text/event-stream" {
+            reopened = Some(Sse::open(response, "subscriptions/listen", conn));
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(reopened.is_some(), "the place of a closed stream is given back");
+    drop((alice, anonymous, carol));
+}
+
+#[tokio::test]
+async fn a_listen_request_names_a_bounded_number_of_resources() {
+    let limits = SubscriptionLimits {
+        max_resource_subscriptions: 4,
+        ..SubscriptionLimits::default()
+    };
+    let (addr, _stop) = serve(limits).await;
+    let five: Vec<String> = (0..5).map(|i| format!("notes://days/{i}")).collect();
+    let v = refused(addr, Some("alice"), &five).await;
+    assert_eq!(error_code(&v), -32602, "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("max_resource_subscriptions"),
+        "{v}"
+    );
+    let long = vec![format!("notes://days/{}", "1".repeat(limits.max_uri_len))];
+    let v = refused(addr, Some("alice"), &long).await;
+    assert_eq!(error_code(&v), -32602, "{v}");
+}

@@ -31,7 +31,8 @@
 //! - The server: [`Server`], [`ServerBuilder`], and dynamic entries
 //!   ([`ToolEntry`], [`ResourceEntry`], [`PromptEntry`]).
 //! - Extractors, parameters filled from the request: [`Context`],
-//!   [`Cancellation`], [`State`], [`Input`], [`Task`] (any [`FromContext`] type).
+//!   [`Cancellation`], [`State`], [`Input`], [`Task`], [`Identity`],
+//!   [`RequestHeaders`] (any [`FromContext`] type).
 //! - Long-running tools (`#[tool(task)]`, the Tasks extension): [`Task`],
 //!   [`TaskConfig`], and where tasks are kept, [`TaskStore`] ([`MemoryTaskStore`]).
 //! - What handlers return: [`Json`], [`Blob`], [`Flow`] and [`Outcome`],

@@ -520,7 +520,7 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
 
 #[cfg(test)]
 mod tests {
-    use super::redacted;
+    use crate::cli::redacted;
 
     #[test]
     fn a_url_is_logged_without_its_user_and_password() {

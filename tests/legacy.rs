@@ -584,3 +584,36 @@ async fn a_second_initialize_is_an_error_and_the_server_still_exits_on_eof() {
         .unwrap()
         .unwrap();
 }
+
+/// A session opened through an authenticating proxy (`principal_header`)
+/// belongs to the principal it named: another principal is told it does not
+/// exist, for a POST, a GET stream and a DELETE alike.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_belongs_to_the_principal_header_that_opened_it() {
+    let addr = start(HttpConfig {
+        principal_header: Some("x-user".into()),
+        ..HttpConfig::default()
+    })
+    .await;
+    let alice = ("x-user", "alice");
+    let r = http(addr, "POST", &[JSON, ACCEPT, alice], &init_request(1, "2025-11-25")).await;
+    assert_eq!(r.status, 200);
+    let id = r.header("mcp-session-id").expect("a session id").to_owned();
+    let ping = legacy(2, "ping", json!({}));
+    let own = http(addr, "POST", &[JSON, ACCEPT, alice, ("mcp-session-id", &id)], &ping).await;
+    assert_eq!(own.status, 200, "{}", own.body);
+    for who in [Some("bob"), None] {
+        let mut headers = vec![JSON, ACCEPT, ("mcp-session-id", id.as_str())];
+        if let Some(who) = who {
+            headers.push(("x-user", who));
+        }
+        let other = http(addr, "POST", &headers, &ping).await;
+        assert_eq!(other.status, 404, "{who:?} may not use alice's session: {}", other.body);
+        let stream = http(addr, "GET", &headers, "").await;
+        assert_eq!(stream.status, 404, "{who:?}: no GET stream of alice's session");
+        let delete = http(addr, "DELETE", &headers, "").await;
+        assert_eq!(delete.status, 404, "{who:?} may not end alice's session");
+    }
+    let still = http(addr, "POST", &[JSON, ACCEPT, alice, ("mcp-session-id", &id)], &ping).await;
+    assert_eq!(still.status, 200, "alice's session is still hers");
+}

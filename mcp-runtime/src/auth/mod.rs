@@ -259,14 +259,9 @@ impl ResourceServer {
         }
     }
 
-    /// Verifies a request's token (one longer than [`MAX_TOKEN_LEN`] is
-    /// refused unread).
-    pub(crate) async fn verify(&self, token: &str) -> Result<Arc<AccessToken>, Rejection> {
-        self.verify_from(token, None).await
-    }
-
     /// Verifies a request's token presented from `peer` (see
-    /// [`TokenVerifier::verify_from`]).
+    /// [`TokenVerifier::verify_from`]; one longer than [`MAX_TOKEN_LEN`] is
+    /// refused unread).
     pub(crate) async fn verify_from(&self, token: &str, peer: Option<IpAddr>) -> Result<Arc<AccessToken>, Rejection> {
         if token.len() > MAX_TOKEN_LEN {
             return Err(too_long());

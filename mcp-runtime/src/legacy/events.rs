@@ -22,7 +22,6 @@ pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> 
 /// principal that opened the session), or says which bound of
 /// `SubscriptionLimits` it would pass. The transport calls it before it
 /// answers the GET and keeps the slot for as long as the stream is open.
-#[allow(dead_code)] // until transport/http/mod.rs `session_stream` calls it
 pub(crate) fn admit(server: &Server, session: &Session) -> Result<crate::session::StreamSlot, crate::error::McpError> {
     server.inner.streams.open(session.owner())
 }

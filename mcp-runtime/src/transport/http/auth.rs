@@ -36,6 +36,7 @@ pub(super) fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path
 pub(super) async fn authorize(
     auth: &crate::auth::ResourceServer,
     headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
 ) -> Result<Arc<crate::auth::AccessToken>, Response<McpBody>> {
     use crate::auth::{challenge, Challenge, Rejection};
     let refuse = |which: Challenge<'_>| {
@@ -54,7 +55,7 @@ pub(super) async fn authorize(
         Ok(None) => return Err(refuse(Challenge::Missing)),
         Err(why) => return Err(refuse(Challenge::Malformed(&why))),
     };
-    match auth.verify(token).await {
+    match auth.verify_from(token, peer).await {
         Ok(verified) => Ok(verified),
         Err(Rejection::Unavailable(why)) => {
             tracing::warn!("cannot verify a token: {why}");

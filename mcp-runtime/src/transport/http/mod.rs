@@ -38,6 +38,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+
+/// The client's address, put in a request's extensions by the stand-alone
+/// server when the endpoint is authorized (the introspecting verifier
+/// bounds unknown-token checks per address).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Peer(pub(crate) std::net::IpAddr);
 use std::time::Duration;
 
 /// Settings of the HTTP endpoint.
@@ -165,7 +171,11 @@ impl McpService {
         // Taken apart so that nothing holding the connection's read buffer
         // outlives the checks (a listen stream may stay open for hours).
         let http::request::Parts {
-            method, uri, headers, ..
+            method,
+            uri,
+            headers,
+            extensions,
+            ..
         } = parts;
         // RFC 9112 section 3.2: a request without Host is a bad request.
         let Some(host) = header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()))
@@ -186,7 +196,8 @@ impl McpService {
                 if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
                     return auth::metadata(auth, &method, uri.path());
                 }
-                match auth::authorize(auth, &headers).await {
+                let peer = extensions.get::<Peer>().map(|p| p.0);
+                match auth::authorize(auth, &headers, peer).await {
                     Ok(token) => Some(token),
                     Err(refusal) => return refusal,
                 }
@@ -194,12 +205,24 @@ impl McpService {
         };
         // The token is for this server alone: nothing below sees it.
         headers.remove(header::AUTHORIZATION);
+        drop(extensions);
+        // Who is asking: the token's subject, or what the authenticating
+        // proxy in front says in `principal_header`.
+        let principal = match &identity {
+            Some(token) => Some(token.subject.clone()),
+            None => self
+                .config
+                .principal_header
+                .as_deref()
+                .and_then(|h| header_text(&headers, h))
+                .map(Cow::into_owned),
+        };
         // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
         let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
             None => (None, false),
             Some(id) => match self.sessions.get(&id) {
-                // Another subject's session is as good as unknown.
-                Some(s) if s.owned_by(identity.as_deref().map(|t| t.subject.as_str())) => (Some(s), false),
+                // Another principal's session is as good as unknown.
+                Some(s) if s.owned_by(principal.as_deref()) => (Some(s), false),
                 _ => (None, true),
             },
         };
@@ -263,29 +286,22 @@ impl McpService {
         // The request owns what it needs; the body's buffer goes back now.
         drop(bytes);
         if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
-            return self.initialize(&request, identity.as_deref());
+            return self.initialize(&request, principal.as_deref());
         }
-        let principal = match &identity {
-            Some(token) => Some(token.subject.clone()),
-            None => self
-                .config
-                .principal_header
-                .as_deref()
-                .and_then(|h| header_text(&headers, h))
-                .map(Cow::into_owned),
-        };
         drop((method, uri));
         self.respond(request, HeaderFacts::http(headers), principal, session, identity)
             .await
     }
 
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
-    fn initialize(&self, request: &jsonrpc::Request, identity: Option<&crate::auth::AccessToken>) -> Response<McpBody> {
+    /// It belongs to `principal` (the token's subject, or the
+    /// `principal_header`'s value), if any.
+    fn initialize(&self, request: &jsonrpc::Request, principal: Option<&str>) -> Response<McpBody> {
         let id = format!("{}{}", self.config.session_prefix, SessionStore::new_id());
         match crate::legacy::initialize(&self.server, request, Some(id.clone())) {
             Ok((session, body)) => {
-                if let Some(token) = identity {
-                    session.set_owner(&token.subject);
+                if let Some(principal) = principal {
+                    session.set_owner(principal);
                 }
                 self.sessions.insert(session);
                 let mut r = json_reply(Reply {
@@ -309,9 +325,15 @@ impl McpService {
         session: Arc<Session>,
         identity: Option<Arc<crate::auth::AccessToken>>,
     ) -> Response<McpBody> {
+        // Counted among the server's streams (capped in total and per principal).
+        let slot = match crate::legacy::events::admit(&self.server, &session) {
+            Ok(slot) => slot,
+            Err(e) => return error_response(StatusCode::TOO_MANY_REQUESTS, &e),
+        };
         let (tx, rx) = crate::outbound::stream();
         let server = self.server.clone();
         let forward: body::ReplyFuture = Box::pin(async move {
+            let _slot = slot;
             let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
             // Until the access token it was opened with expires, if any.
             tokio::select! {

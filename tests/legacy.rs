@@ -9,6 +9,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::transport::http::{HttpConfig, HttpServer};
 use serde_json::{json, Value};
 use std::time::Duration;
+use support::http::RawReply;
 use support::{validate_emitted, validate_legacy};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -262,54 +263,7 @@ async fn modern_only_mode_refuses_initialize_naming_the_supported_versions() {
 
 // ---- HTTP -------------------------------------------------------------------
 
-struct HttpReply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl HttpReply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The JSON-RPC messages of the body (one JSON body, or SSE `data:` lines).
-    fn messages(&self) -> Vec<Value> {
-        if self
-            .header("content-type")
-            .is_some_and(|c| c.starts_with("text/event-stream"))
-        {
-            self.body
-                .lines()
-                .filter_map(|l| l.strip_prefix("data: "))
-                .map(|d| serde_json::from_str(d).unwrap())
-                .collect()
-        } else if self.body.is_empty() {
-            Vec::new()
-        } else {
-            vec![serde_json::from_str(&self.body).unwrap()]
-        }
-    }
-}
-
-fn dechunk(raw: &str) -> String {
-    let mut out = String::new();
-    let mut rest = raw;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        out.push_str(&after[..n]);
-        rest = &after[n + 2..];
-    }
-    out
-}
-
-async fn http(addr: std::net::SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> HttpReply {
+async fn http(addr: std::net::SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> RawReply {
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut req = format!(
         "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -326,18 +280,7 @@ async fn http(addr: std::net::SocketAddr, method: &str, headers: &[(&str, &str)]
         .await
         .unwrap()
         .unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v == "chunked");
-    let body = if chunked { dechunk(body) } else { body.to_owned() };
-    HttpReply { status, headers, body }
+    RawReply::parse(&raw)
 }
 
 const JSON: (&str, &str) = ("content-type", "application/json");

@@ -35,13 +35,7 @@ fn attribute(span: &SpanData, key: &str) -> Option<String> {
 
 #[tokio::test]
 async fn the_request_span_continues_the_callers_trace() {
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
-    let subscriber =
-        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("otel-test")));
-    let _installed = tracing::subscriber::set_default(subscriber);
+    let (exporter, provider, _installed) = recorded();
 
     let server = Server::builder().empty().tool::<traced_greet>().build().unwrap();
     let client = TestClient::new(&server).as_principal("ada");

@@ -32,7 +32,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::http::{build, call, connect, error_code, post, read_all, rpc, standard_headers, VERSION};
+use support::http::{build, call, connect, error_code, post, read_all, rpc, standard_headers, RawReply, VERSION};
 use support::{meta_with, validate_legacy};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
@@ -57,30 +57,15 @@ fn everything() -> PathBuf {
 
 /// Builds `examples/NAME` with the features this test was built with.
 fn example(name: &str) -> PathBuf {
-    let mut features = Vec::new();
-    if cfg!(feature = "otel") {
-        features.push("otel");
-    }
-    if cfg!(feature = "auth") {
-        features.push("auth");
-    }
-    if cfg!(feature = "redis") {
-        features.push("redis");
-    }
-    let features = features.join(",");
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--example", name, "--no-default-features"])
-        .args(["--features", &features])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "cargo build --example {name} --features {features}");
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target
-        .join("debug/examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    let features: Vec<&str> = [
+        ("otel", cfg!(feature = "otel")),
+        ("auth", cfg!(feature = "auth")),
+        ("redis", cfg!(feature = "redis")),
+    ]
+    .into_iter()
+    .filter_map(|(feature, on)| on.then_some(feature))
+    .collect();
+    support::example_binary_with(name, &features.join(","))
 }
 
 /// The example serving HTTP on an ephemeral port, exporting to a receiver;
@@ -217,54 +202,6 @@ async fn tool(addr: SocketAddr, id: i64, name: &str, params: Value) -> Value {
     v
 }
 
-/// What a legacy (2025-11-25) POST or DELETE answered.
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The JSON-RPC messages of the body, a JSON one or an event stream.
-    fn messages(&self) -> Vec<Value> {
-        if self
-            .header("content-type")
-            .is_some_and(|c| c.starts_with("text/event-stream"))
-        {
-            self.body
-                .lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(|d| serde_json::from_str(d.trim_start()).unwrap())
-                .collect()
-        } else if self.body.is_empty() {
-            Vec::new()
-        } else {
-            vec![serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON: {:?}: {e}", self.body))]
-        }
-    }
-}
-
-fn dechunk(raw: &str) -> String {
-    let mut out = String::new();
-    let mut rest = raw;
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        out.push_str(&after[..n]);
-        rest = &after[n + 2..];
-    }
-    out
-}
-
 fn legacy_head(addr: SocketAddr, method: &str, session: Option<&str>, body: &str, close: bool) -> String {
     let mut head = format!(
         "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
@@ -284,7 +221,7 @@ fn legacy_head(addr: SocketAddr, method: &str, session: Option<&str>, body: &str
 
 /// One legacy request on a fresh connection (the way a 2025-11-25 client
 /// sends it: no `_meta`, no MCP routing headers).
-async fn legacy(addr: SocketAddr, method: &str, session: Option<&str>, body: &str) -> Reply {
+async fn legacy(addr: SocketAddr, method: &str, session: Option<&str>, body: &str) -> RawReply {
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     s.write_all(legacy_head(addr, method, session, body, true).as_bytes())
         .await
@@ -294,18 +231,7 @@ async fn legacy(addr: SocketAddr, method: &str, session: Option<&str>, body: &st
         .await
         .expect("the server answers and closes")
         .unwrap();
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a response head");
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked"));
-    let body = if chunked { dechunk(body) } else { body.to_owned() };
-    Reply { status, headers, body }
+    RawReply::parse(&raw)
 }
 
 fn legacy_rpc(id: i64, method: &str, params: Value) -> String {

@@ -344,3 +344,75 @@ pub async fn raw_exchange(addr: SocketAddr, request: String) -> (u16, String) {
         .unwrap_or_default();
     (status, body)
 }
+
+/// An HTTP answer read off a raw socket: status, headers, and the body
+/// (de-chunked).
+pub struct RawReply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl RawReply {
+    /// Parses a whole HTTP/1.1 response.
+    pub fn parse(raw: &str) -> RawReply {
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|l| l.split(' ').nth(1))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP response: {raw:?}"));
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        let chunked = headers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked"));
+        let body = if chunked { dechunk(body) } else { body.to_owned() };
+        RawReply { status, headers, body }
+    }
+
+    /// A header's value (names compared without case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC messages of the body: one JSON body, or an event
+    /// stream's `data:` lines.
+    pub fn messages(&self) -> Vec<Value> {
+        if self
+            .header("content-type")
+            .is_some_and(|c| c.starts_with("text/event-stream"))
+        {
+            self.body
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| serde_json::from_str(d.trim_start()).unwrap())
+                .collect()
+        } else if self.body.is_empty() {
+            Vec::new()
+        } else {
+            vec![serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON: {:?}: {e}", self.body))]
+        }
+    }
+}
+
+/// The body of a `Transfer-Encoding: chunked` message, put together.
+pub fn dechunk(raw: &str) -> String {
+    let mut out = String::new();
+    let mut rest = raw;
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || after.len() < n {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = after.get(n + 2..).unwrap_or_default();
+    }
+    out
+}

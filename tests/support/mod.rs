@@ -313,12 +313,26 @@ pub fn validate_legacy(message: &Value, method: Option<&str>) {
 /// Builds an example (`cargo build --example NAME`, in the target dir in
 /// use) and returns the path of its binary.
 pub fn example_binary(name: &str) -> PathBuf {
-    let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--example", name])
+    build_example(name, None)
+}
+
+/// Builds an example with exactly `features` of the root package
+/// (`--no-default-features --features FEATURES`) and returns its binary.
+pub fn example_binary_with(name: &str, features: &str) -> PathBuf {
+    build_example(name, Some(features))
+}
+
+fn build_example(name: &str, features: Option<&str>) -> PathBuf {
+    let mut command = std::process::Command::new(env!("CARGO"));
+    command.args(["build", "--quiet", "--example", name]);
+    if let Some(features) = features {
+        command.args(["--no-default-features", "--features", features]);
+    }
+    let status = command
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .status()
         .expect("cargo runs");
-    assert!(status.success(), "cargo build --example {name}");
+    assert!(status.success(), "cargo build --example {name} (features {features:?})");
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));

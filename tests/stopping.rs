@@ -8,7 +8,9 @@
 mod support;
 
 use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::TaskStatus;
 use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use mcp_runtime::{MemoryTaskStore, TaskStore};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -105,6 +107,71 @@ async fn the_grace_period_bounds_the_wait_for_requests_in_flight() {
     stop.send(()).unwrap();
     returns(serving, "serve_until gives up after the grace period").await;
     assert!(asked.elapsed() >= Duration::from_millis(200));
+}
+
+/// Works for a minute in a task (longer than any grace here).
+#[tool(task)]
+async fn long_job(task: Task) -> Result<String, String> {
+    task.status("working");
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    Ok("long done".into())
+}
+
+/// Done in a moment, in a task.
+#[tool(task)]
+async fn short_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    Ok("short done".into())
+}
+
+/// Starts a task of `tool` over HTTP; its id.
+async fn start_task(addr: SocketAddr, id: i64, tool: &str) -> String {
+    let caps = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let params = json!({"name": tool, "arguments": {}, "_meta": meta_with(caps)});
+    let (status, v) = call(addr, id, "tools/call", Some(tool), params).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["result"]["resultType"], "task", "{v}");
+    v["result"]["taskId"].as_str().expect("a task id").to_owned()
+}
+
+/// A stop gives the tasks running in this process what is left of the
+/// grace period, then records the ones still running `failed`, so that no
+/// client waits on a task nobody runs any more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_lets_running_tasks_end_within_the_grace_then_records_the_rest_failed() {
+    let store = std::sync::Arc::new(MemoryTaskStore::new());
+    let server = Server::builder()
+        .name("http-test")
+        .version("1.2.3")
+        .task_store(store.clone())
+        .build()
+        .expect("the server builds");
+    let config = HttpConfig {
+        shutdown_grace: Duration::from_millis(600),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server, "127.0.0.1:0", config).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    let (stop, serving) = serve_until_told(http);
+    let long = start_task(addr, 1, "long_job").await;
+    let short = start_task(addr, 2, "short_job").await;
+    stop.send(()).unwrap();
+    returns(serving, "serve_until returns after the grace period").await;
+    let ended = store.get(&long).await.unwrap().expect("the long task's record");
+    assert_eq!(ended.status, TaskStatus::Failed, "{ended:?}");
+    assert!(
+        ended
+            .status_message
+            .as_deref()
+            .is_some_and(|m| m.contains("server stopped")),
+        "{ended:?}"
+    );
+    let done = store.get(&short).await.unwrap().expect("the short task's record");
+    assert_eq!(
+        done.status,
+        TaskStatus::Completed,
+        "it finished within the grace: {done:?}"
+    );
 }
 
 /// The real server binary, stopped with SIGTERM while a request is in flight:

@@ -133,6 +133,13 @@ impl Server {
         self.inner.stopping.cancel();
     }
 
+    /// After [`Server::shutdown`]: waits (at most `grace`) for the tasks
+    /// running in this process to end, then records the rest `failed` so
+    /// that no client waits for a task nobody runs. How many were stopped.
+    pub(crate) async fn stop_tasks(&self, grace: std::time::Duration) -> usize {
+        self.inner.tasks.stop(grace).await
+    }
+
     /// Whether [`Server::shutdown`] was called.
     pub fn is_shutting_down(&self) -> bool {
         self.inner.stopping.is_cancelled()

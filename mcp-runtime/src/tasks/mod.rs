@@ -103,6 +103,9 @@ pub(crate) struct TaskRuntime {
     pub config: TaskConfig,
     pub notify: Notify,
     running: Mutex<Running>,
+    /// Cancelled when the server stops and its grace is over: the runners
+    /// still going record their tasks failed and end.
+    pub(crate) halt: crate::cancel::Cancellation,
 }
 
 #[derive(Default)]
@@ -124,7 +127,32 @@ impl TaskRuntime {
             config,
             notify,
             running: Mutex::new(Running::default()),
+            halt: crate::cancel::Cancellation::new(),
         }
+    }
+
+    /// Waits (at most `grace`) for the running tasks to end; then the ones
+    /// still running are recorded `failed` ("the server stopped"), and it
+    /// waits (at most 5 s more) for those records to be written, so that a
+    /// client polling another replica learns at once, not when the lease
+    /// runs out. Returns how many tasks were stopped that way.
+    pub(crate) async fn stop(&self, grace: std::time::Duration) -> usize {
+        let ended = |within: std::time::Duration| async move {
+            let deadline = tokio::time::Instant::now() + within;
+            while self.running() > 0 && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            self.running()
+        };
+        let left = ended(grace).await;
+        if left > 0 {
+            self.halt.cancel();
+            let unrecorded = ended(std::time::Duration::from_secs(5)).await;
+            if unrecorded > 0 {
+                tracing::warn!("stopping: {unrecorded} task(s) could not be recorded failed in time");
+            }
+        }
+        left
     }
 
     /// Takes a place for a new task of `principal`, or says which bound it hits.

@@ -118,6 +118,8 @@ enum Step {
     Changed,
     Heartbeat,
     Expired,
+    /// The server stopped and its grace is over.
+    Halted,
 }
 
 /// Why the runner stops watching before the handler ends.
@@ -138,6 +140,8 @@ impl Runner {
         let mut changed = store.changed(&id, seen);
         let mut expiry = Box::pin(tokio::time::sleep_until(deadline));
         let mut woken = Box::pin(self.shared.wake.notified());
+        let halt = self.runtime.halt.clone();
+        let mut halted = Box::pin(halt.cancelled());
         let mut heartbeat = store.heartbeat_interval().map(|every| {
             let mut interval = tokio::time::interval_at(Instant::now() + every, every);
             interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -158,6 +162,9 @@ impl Runner {
                 }
                 if expiry.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(Step::Expired);
+                }
+                if halted.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Step::Halted);
                 }
                 if let Some(interval) = heartbeat.as_mut() {
                     if interval.poll_tick(cx).is_ready() {
@@ -198,6 +205,16 @@ impl Runner {
                 }
                 Step::Expired => {
                     tracing::debug!(task = %id, "task expired while running");
+                    return;
+                }
+                Step::Halted => {
+                    // The handler is dropped with the runner; its token fires first.
+                    self.shared.cancel.cancel();
+                    tracing::info!(task = %id, "task stopped with the server");
+                    self.finish(Err(McpError::internal(
+                        "the server stopped before the task finished; start it again",
+                    )))
+                    .await;
                     return;
                 }
             };

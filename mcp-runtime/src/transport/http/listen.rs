@@ -129,11 +129,17 @@ impl HttpServer {
         tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
         service.server.shutdown();
         stop.trigger();
+        let started = tokio::time::Instant::now();
         let all_closed = async { while open.join_next().await.is_some() {} };
         if tokio::time::timeout(grace, all_closed).await.is_err() {
             tracing::warn!("stopping: requests still in flight after {grace:?} are dropped");
             open.abort_all();
             while open.join_next().await.is_some() {}
+        }
+        // Tasks run on past their requests: what is left of the grace is theirs.
+        let stopped = service.server.stop_tasks(grace.saturating_sub(started.elapsed())).await;
+        if stopped > 0 {
+            tracing::warn!("stopping: {stopped} task(s) still running were recorded failed");
         }
         drop(sweeper);
         Ok(())

@@ -426,13 +426,7 @@ fn a_main_binary_takes_hosts_and_timeouts_from_its_flags_and_environment() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let exe = support::example_binary("everything");
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
+    use support::Killed;
     let mut child = Killed(
         Command::new(&exe)
             .args(["--http", "0.0.0.0:0", "--allowed-host", "mcp.example.com"])

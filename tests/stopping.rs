@@ -182,14 +182,7 @@ fn sigterm_lets_the_request_in_flight_finish_then_exits_0() {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::{Command, Stdio};
     let exe = support::example_binary("everything");
-    /// Kills the server if the test fails before it exits.
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
+    use support::Killed;
     let mut child = Killed(
         Command::new(&exe)
             .args(["--http", "127.0.0.1:0"])

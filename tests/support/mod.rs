@@ -310,6 +310,17 @@ pub fn validate_legacy(message: &Value, method: Option<&str>) {
     }
 }
 
+/// A child process killed (and reaped) when dropped: a server a test
+/// started does not outlive a failed assertion.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Builds an example (`cargo build --example NAME`, in the target dir in
 /// use) and returns the path of its binary.
 pub fn example_binary(name: &str) -> PathBuf {

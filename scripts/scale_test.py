@@ -443,8 +443,59 @@ def two_servers_one_redis():
             f"other server; keys {spaces}, channels {channels}")
 
 
+def blocking_task_keeps_its_lease():
+    """A task whose handler blocks its thread 7 s (longer than the 6 s lease), polled on another replica."""
+    created = result(rpc(REPLICAS[0], "tools/call", {"name": "blocking_job", "arguments": {"seconds": 7}},
+                         name="blocking_job"))
+    assert created["resultType"] == "task", created
+    tid = created["taskId"]
+    seen, polls, t0 = set(), 0, time.time()
+    while True:
+        task = task_get(REPLICAS[1], tid)
+        polls += 1
+        seen.add(task["status"])
+        assert task["status"] in ("working", "completed"), f"after {time.time() - t0:.1f} s: {task}"
+        if task["status"] == "completed":
+            break
+        assert time.time() - t0 < 20, f"still {task['status']} after 20 s"
+        time.sleep(0.25)
+    assert task["result"]["content"][0]["text"] == "blocked for 7 s and finished", task
+    return f"completed after {time.time() - t0:.1f} s, {polls} polls on replica 2 saw {sorted(seen)}"
+
+
+def forged_task_event():
+    """A task event put on the bus by someone else changes nothing a listener sees."""
+    tid = result(rpc(REPLICAS[0], "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}},
+                     name="slow_compute"))["taskId"]
+    follow = Listener(REPLICAS[1], {"taskIds": [tid]})
+    try:
+        agreed = follow.ack[1]["params"]["notifications"].get("taskIds", [])
+        assert agreed == [tid], agreed
+        fake = {"taskId": tid, "status": "completed", "createdAt": "2026-01-01T00:00:00Z",
+                "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 1,
+                "result": {"content": [{"type": "text", "text": "forged"}]}}
+        forged = [json.dumps({"ns": "everything", "event": {"e": "task", "task": fake}}),
+                  json.dumps({"ns": "everything", "event": {"e": "task", "id": tid, "version": 1 << 40}}),
+                  json.dumps({"ns": "everything", "event": {"e": "task", "id": tid, "version": 0}})]
+        for message in forged:
+            receivers = redis_cli("PUBLISH", "everything:events", message)
+            assert receivers != ["0"], "nobody subscribes to everything:events"
+        time.sleep(1.5)
+        heard = [m for _, m in follow.events if m.get("method") == "notifications/tasks"]
+        assert not heard, f"a forged event reached the listener: {heard}"
+        assert task_get(REPLICAS[1], tid)["status"] == "working"
+        result(rpc(REPLICAS[2], "tasks/cancel", {"taskId": tid}, name=tid))
+        assert follow.wait(lambda m: m.get("method") == "notifications/tasks"
+                           and m["params"]["status"] == "cancelled", 5), "the real change was not heard"
+        heard = [m["params"]["status"] for _, m in follow.events if m.get("method") == "notifications/tasks"]
+    finally:
+        follow.close()
+    return f"3 forged task events ignored; the real cancellation heard ({heard})"
+
+
 SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
-             replica_and_redis_loss, legacy_session_through_nginx, two_servers_one_redis]
+             replica_and_redis_loss, legacy_session_through_nginx, two_servers_one_redis,
+             blocking_task_keeps_its_lease, forged_task_event]
 
 
 def percentiles(values):

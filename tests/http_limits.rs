@@ -18,7 +18,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use support::http::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 /// A `server/discover` request as raw bytes, for `host` (and `origin`, if any).
@@ -80,16 +80,9 @@ async fn read_response(stream: &mut TcpStream) -> String {
     }
 }
 
-/// A connection from the loopback address `from` (127.0.0.1, 127.0.0.2...).
-async fn connect_from(from: &str, to: SocketAddr) -> TcpStream {
-    let socket = TcpSocket::new_v4().unwrap();
-    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
-    socket.connect(to).await.expect("connect")
-}
-
 /// A hyper client connection from `from`, one request answered on it.
 async fn admitted(from: &str, to: SocketAddr) -> Conn {
-    let stream = connect_from(from, to).await;
+    let stream = stream_from(from, to).await;
     let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
         .await
         .expect("handshake");
@@ -280,7 +273,7 @@ async fn the_connection_caps_answer_503_while_admitted_connections_are_served() 
         first.push(admitted("127.0.0.1", addr).await);
     }
     let refused = move |from: &'static str| async move {
-        let mut stream = connect_from(from, addr).await;
+        let mut stream = stream_from(from, addr).await;
         // The request goes unread: the answer comes first, then the close.
         let _ = stream.write_all(&raw_request(&addr.to_string(), None)).await;
         until_closed(&mut stream, Duration::from_secs(3))
@@ -314,7 +307,7 @@ async fn the_connection_caps_answer_503_while_admitted_connections_are_served() 
     drop(first.pop());
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let mut stream = connect_from("127.0.0.1", addr).await;
+        let mut stream = stream_from("127.0.0.1", addr).await;
         stream.write_all(&raw_request(&addr.to_string(), None)).await.unwrap();
         let answer = read_response(&mut stream).await;
         if answer.starts_with("HTTP/1.1 200") {

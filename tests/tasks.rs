@@ -687,12 +687,18 @@ async fn status_notifications_on_subscriptions_listen() {
         with_ext(json!({"taskId": id, "inputResponses": {"a": answer("1"), "b": answer("2")}})),
     )
     .await;
-    let working = stream.next().await;
-    assert_eq!(working["method"], "notifications/tasks");
-    assert_eq!(working["params"]["taskId"], id.as_str());
-    assert_eq!(working["params"]["status"], "working");
-    assert_eq!(working["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
-    let again = stream.next().await;
+    // The stream reads the record when told of a change: `working` may be
+    // seen, or already the next ask.
+    let mut again = stream.next().await;
+    loop {
+        assert_eq!(again["method"], "notifications/tasks");
+        assert_eq!(again["params"]["taskId"], id.as_str());
+        assert_eq!(again["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+        if again["params"]["status"] != "working" {
+            break;
+        }
+        again = stream.next().await;
+    }
     assert_eq!(again["params"]["status"], "input_required");
     assert!(again["params"]["inputRequests"]["a-2"].is_object(), "{again}");
     rpc(
@@ -745,4 +751,101 @@ async fn the_lifecycle_over_stdio() {
     c.call(3, "tasks/cancel", with_ext(json!({"taskId": id}))).await;
     assert_eq!(poll(&mut c, &mut n, &id).await["status"], "cancelled");
     c.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn ended_tasks_are_kept_less_long_and_bounded_per_caller() {
+    let config = TaskConfig {
+        finished_ttl_ms: 400,
+        max_kept_per_principal: 2,
+        ..TaskConfig::default()
+    };
+    let server = Server::builder().tasks(config).build().unwrap();
+    let (addr, _stop) = serve(server).await;
+    let started = tokio::time::Instant::now();
+    let ids = [
+        create(addr, "work", json!({"ms": 30, "label": "a"})).await,
+        create(addr, "work", json!({"ms": 30, "label": "b"})).await,
+    ];
+    for id in &ids {
+        let done = until(addr, id, "completed").await;
+        // Kept 400 ms past its end, not the hour it was created with.
+        let ttl = done["ttlMs"].as_u64().unwrap();
+        let lived = u64::try_from(started.elapsed().as_millis()).unwrap();
+        assert!(
+            (400..=lived + 400).contains(&ttl),
+            "ttlMs {ttl} after {lived} ms: {done}"
+        );
+    }
+    // Two records kept: a third task is refused, though none runs.
+    let v = rpc(
+        addr,
+        3,
+        "tools/call",
+        with_ext(json!({"name": "work", "arguments": {"ms": 1, "label": "c"}})),
+    )
+    .await;
+    assert_eq!(v["error"]["code"], -32603, "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("the server keeps 2 of yours"), "{v}");
+    // Once they expire, they are gone and the caller may start tasks again.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let v = rpc(addr, 4, "tasks/get", with_ext(json!({"taskId": ids[0]}))).await;
+    assert_eq!(v["error"]["code"], -32602, "{v}");
+    create(addr, "work", json!({"ms": 30, "label": "d"})).await;
+}
+
+#[tokio::test]
+async fn an_ask_nobody_answers_ends_the_task_and_frees_its_place() {
+    let config = TaskConfig {
+        input_timeout: Duration::from_millis(300),
+        max_running_per_principal: 1,
+        ..TaskConfig::default()
+    };
+    let server = Server::builder().tasks(config).build().unwrap();
+    let (addr, _stop) = serve(server.clone()).await;
+    let id = create(addr, "interview", json!({})).await;
+    until_asked(addr, &id, "a").await;
+    let done = until(addr, &id, "completed").await;
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "nobody answered the input request within 300ms"
+    );
+    assert!(done.get("inputRequests").is_none(), "{done}");
+    support::eventually("the task no longer runs", || server.running_tasks() == 0).await;
+    create(addr, "work", json!({"ms": 10, "label": "next"})).await;
+}
+
+#[tokio::test]
+async fn anonymous_callers_are_counted_by_address() {
+    let config = TaskConfig {
+        max_running_per_principal: 1,
+        ..TaskConfig::default()
+    };
+    let server = Server::builder().tasks(config).build().unwrap();
+    let (addr, _stop) = serve(server).await;
+    let call = |from: &'static str, id: i64| async move {
+        let params = with_ext(json!({"name": "endless", "arguments": {}}));
+        http::call_from(from, addr, id, "tools/call", Some("endless"), params)
+            .await
+            .1
+    };
+    let first = call("127.0.0.1", 1).await;
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    let again = call("127.0.0.1", 2).await;
+    assert!(
+        again["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Too many tasks"),
+        "{again}"
+    );
+    // Another anonymous caller has its own share.
+    let other = call("127.0.0.2", 3).await;
+    assert_eq!(other["result"]["resultType"], "task", "{other}");
+    for v in [first, other] {
+        let id = v["result"]["taskId"].as_str().unwrap().to_owned();
+        rpc(addr, 4, "tasks/cancel", with_ext(json!({"taskId": id}))).await;
+    }
 }

@@ -52,6 +52,25 @@ async fn slow_compute(
     }
 }
 
+/// Blocks its thread for `seconds` (at most a minute) once it is a task,
+/// as a synchronous library call does, then answers. Blocking a runtime
+/// thread is what a handler should not do (run such work with
+/// `tokio::task::spawn_blocking`), but a server must survive it: the task's
+/// lease in a shared store is renewed from another task, so no replica
+/// takes the task for dead meanwhile.
+#[tool(task)]
+async fn blocking_job(
+    /// How long to block, in seconds.
+    seconds: u64,
+    task: Task,
+) -> String {
+    task.status(format!("blocking for {seconds} s"));
+    // The first wait: from here the call is a task.
+    tokio::task::yield_now().await;
+    std::thread::sleep(Duration::from_secs(seconds.min(60)));
+    format!("blocked for {seconds} s and finished")
+}
+
 /// Works for a second, then reports a tool error (the task completes with
 /// `isError`). Runs only as a task.
 #[tool(task = required)]

@@ -135,6 +135,7 @@ impl Connection {
                 identity: None,
                 hide_unreachable: false,
                 transport: crate::dispatch::Transport::Stdio,
+                peer: None,
             };
             let reply = crate::dispatch::handle_request(&server, &request, scope).await;
             lock(&in_flight).remove(&request.id);

@@ -77,6 +77,42 @@ impl Drop for Conn {
 
 pub async fn connect(addr: SocketAddr) -> Conn {
     let stream = TcpStream::connect(addr).await.expect("connect");
+    handshake(stream).await
+}
+
+/// A TCP connection to `to` from the loopback address `from` (127.0.0.1,
+/// 127.0.0.2...): a client the server tells apart by its address.
+pub async fn stream_from(from: &str, to: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind(format!("{from}:0").parse().expect("an address"))
+        .expect("bind");
+    socket.connect(to).await.expect("connect")
+}
+
+/// Like [`call`], on a connection from the loopback address `from`.
+pub async fn call_from(
+    from: &str,
+    addr: SocketAddr,
+    id: i64,
+    method: &str,
+    name: Option<&str>,
+    params: Value,
+) -> (StatusCode, Value) {
+    let mut conn = handshake(stream_from(from, addr).await).await;
+    let request = build(
+        addr,
+        Method::POST,
+        "/mcp",
+        &standard_headers(method, name),
+        rpc(id, method, params),
+    );
+    let a = read_all(conn.send(request).await).await;
+    let v = a.json(Some(method));
+    (a.status, v)
+}
+
+async fn handshake(stream: TcpStream) -> Conn {
     let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
         .await
         .expect("handshake");

@@ -8,7 +8,7 @@
 use crate::error::McpError;
 use crate::jsonrpc;
 use crate::protocol::RequestId;
-use crate::server::{encode_event, Context, Server, ServerEvent, TagMeta};
+use crate::server::{encode_event, encode_task, Context, Server, ServerEvent, TagMeta};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
@@ -44,7 +44,7 @@ impl Filter {
             ServerEvent::PromptsListChanged => self.prompts_list_changed,
             ServerEvent::ResourcesListChanged => self.resources_list_changed,
             ServerEvent::ResourceUpdated(uri) => self.resource_subscriptions.iter().any(|u| u == uri),
-            ServerEvent::Task(task) => self.task_ids.iter().any(|id| *id == task.task_id),
+            ServerEvent::Task { id, .. } => self.task_ids.iter().any(|t| t == id),
         }
     }
 }
@@ -98,6 +98,8 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
     let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
     let mut rx = server.inner.events.subscribe();
     let id = ctx.request_id().clone();
+    // The version of each followed task's record last sent (or seen at the start).
+    let mut sent: Vec<u64> = Vec::new();
     if !filter.task_ids.is_empty() {
         let declared = ctx
             .client_capabilities()
@@ -107,11 +109,15 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
         if !declared {
             return Err(crate::tasks::extension_required());
         }
-        // Agreed to only for tasks the caller may see.
+        // Agreed to only for tasks the caller may see; what was seen of
+        // each is not sent again.
         let mut agreed = Vec::new();
         for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
-            if !agreed.contains(&task_id) && super::tasks::find(server, &task_id, ctx.principal()).await.is_ok() {
-                agreed.push(task_id);
+            if !agreed.contains(&task_id) {
+                if let Ok(record) = super::tasks::find(server, &task_id, ctx.principal()).await {
+                    agreed.push(task_id);
+                    sent.push(record.version);
+                }
             }
         }
         filter.task_ids = agreed;
@@ -142,6 +148,8 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
     let identity = ctx.identity().cloned();
     let expired = crate::auth::expired(identity.as_deref());
     tokio::pin!(expired);
+    // A followed task is read again with the owner check of `tasks/get`.
+    let principal = ctx.principal().map(str::to_owned);
     // An idle stream keeps only what it forwards with.
     drop(ctx);
     loop {
@@ -151,6 +159,26 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
             _ = stopping.cancelled() => break,
             _ = &mut expired => break,
             event = rx.recv() => match event {
+                Ok(ServerEvent::Task { id: task_id, version }) => {
+                    let Some(at) = filter.task_ids.iter().position(|t| *t == task_id) else { continue };
+                    let last = sent.get(at).copied().unwrap_or(0);
+                    // Seen already, or a message that claims less than that.
+                    if version <= last {
+                        continue;
+                    }
+                    let Some(record) = super::tasks::read_own(server, &task_id, principal.as_deref()).await else {
+                        continue;
+                    };
+                    if record.version <= last {
+                        continue;
+                    }
+                    if let Some(seen) = sent.get_mut(at) {
+                        *seen = record.version;
+                    }
+                    if outbound.send(encode_task(&record.detailed(), &id)).is_err() {
+                        break;
+                    }
+                }
                 Ok(event) if filter.wants(&event) => {
                     if outbound.send(encode_event(&event, Some(&id))).is_err() {
                         break;

@@ -72,6 +72,9 @@ pub struct Scope {
     pub hide_unreachable: bool,
     /// The transport the request came over.
     pub transport: Transport,
+    /// The client's address, when the transport knows it (the stand-alone
+    /// HTTP server): anonymous callers' tasks are counted per address.
+    pub peer: Option<std::net::IpAddr>,
 }
 
 /// The transport a request came over, as telemetry names it.
@@ -452,6 +455,7 @@ pub(crate) fn context_with(
         identity: scope.identity,
         headers: scope.headers.shared(),
         task: std::sync::OnceLock::new(),
+        peer: scope.peer,
     })
 }
 

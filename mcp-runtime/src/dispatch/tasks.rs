@@ -80,11 +80,13 @@ pub(crate) async fn serve(
             let params: TaskIdParams = parse_params(params)?;
             let record = find(server, &params.task_id, ctx.principal()).await?;
             // A finished task stays as it ended: the ack is the same.
+            let finished_ttl_ms = server.inner.tasks.config.finished_ttl_ms;
             let changed = update(server, &record.id, &|r| {
                 if r.status.is_terminal() {
                     return false;
                 }
                 r.status = TaskStatus::Cancelled;
+                r.ttl_ms = crate::tasks::finished_ttl(r, finished_ttl_ms, crate::tasks::time::now_ms());
                 r.status_message = Some("Cancelled at the client's request".into());
                 r.input_requests.clear();
                 r.input_responses.clear();
@@ -107,6 +109,18 @@ pub(crate) async fn serve(
                     task: &task,
                 },
             ))
+        }
+    }
+}
+
+/// The task, if it exists and belongs to `principal`; a store error is
+/// logged and taken as none (a listen stream reading a task it follows).
+pub(crate) async fn read_own(server: &Server, id: &str, principal: Option<&str>) -> Option<TaskRecord> {
+    match server.inner.tasks.store.get(id).await {
+        Ok(record) => record.filter(|r| r.owner.as_deref() == principal),
+        Err(e) => {
+            tracing::warn!(task = %id, "task store: {e}");
+            None
         }
     }
 }

@@ -80,12 +80,13 @@ pub(crate) async fn call(
     };
     let server = ctx.server().clone();
     let owner = ctx.principal().map(str::to_owned);
+    let caller = crate::tasks::caller_key(ctx.principal(), ctx.scope.peer);
     let future = match crate::panic::call_caught(|| (entry.handler)(args, ctx)) {
         Ok(future) => future,
         Err(message) => return Err(panicked(params.name(), &message)),
     };
     let runtime = &server.inner.tasks;
-    match crate::tasks::run::start(runtime, task, owner, entry.task, params.name(), future).await? {
+    match crate::tasks::run::start(runtime, task, owner, &caller, entry.task, params.name(), future).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
         crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
     }
@@ -129,8 +130,12 @@ fn task_shared(ctx: &Context, mode: TaskMode) -> Result<std::sync::Arc<crate::ta
     } else {
         String::new()
     };
-    let max_inputs = ctx.server().inner.tasks.config.max_inputs;
-    let shared = crate::tasks::Shared::new(id, how, caps, max_inputs, &scope.cancel);
+    let config = &ctx.server().inner.tasks.config;
+    let asks = crate::tasks::AskBounds {
+        max_inputs: config.max_inputs,
+        timeout: config.input_timeout,
+    };
+    let shared = crate::tasks::Shared::new(id, how, caps, asks, &scope.cancel);
     // A fresh context per round: the slot is empty.
     let _ = scope.task.set(shared.clone());
     Ok(shared)

@@ -13,7 +13,7 @@ pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> 
     match event {
         ServerEvent::ResourceUpdated(uri) if !session.is_subscribed(uri) => None,
         // Tasks are a 2026-07-28 extension: a legacy session has none.
-        ServerEvent::Task(_) => None,
+        ServerEvent::Task { .. } => None,
         _ => Some(crate::server::encode_event(event, None)),
     }
 }

@@ -6,7 +6,6 @@
 
 use super::names::Names;
 use super::{Inner, Local, RedisShared, Waiters};
-use crate::protocol::DetailedTask;
 use crate::server::{EventBus, ServerEvent};
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -25,8 +24,14 @@ enum Wire {
     Tools,
     Prompts,
     Resources,
-    Updated { uri: String },
-    Task { task: Box<DetailedTask> },
+    Updated {
+        uri: String,
+    },
+    /// Only which task and how far: a listener reads the record itself.
+    Task {
+        id: String,
+        version: u64,
+    },
 }
 
 /// A message on `{ns}:events`: `{"ns":…,"event":{"e":…}}`.
@@ -66,8 +71,9 @@ fn encode(ns: &str, event: &ServerEvent) -> Option<String> {
         ServerEvent::PromptsListChanged => Wire::Prompts,
         ServerEvent::ResourcesListChanged => Wire::Resources,
         ServerEvent::ResourceUpdated(uri) => Wire::Updated { uri: uri.clone() },
-        ServerEvent::Task(task) => Wire::Task {
-            task: Box::new((**task).clone()),
+        ServerEvent::Task { id, version } => Wire::Task {
+            id: id.clone(),
+            version: *version,
         },
     };
     serde_json::to_string(&EventMessage {
@@ -125,7 +131,7 @@ fn decode_event(ns: &str, text: &str) -> Result<ServerEvent, Refused> {
         Wire::Prompts => ServerEvent::PromptsListChanged,
         Wire::Resources => ServerEvent::ResourcesListChanged,
         Wire::Updated { uri } => ServerEvent::ResourceUpdated(uri),
-        Wire::Task { task } => ServerEvent::Task(Arc::new(*task)),
+        Wire::Task { id, version } => ServerEvent::Task { id, version },
     })
 }
 
@@ -331,23 +337,6 @@ pub(super) async fn subscribe(client: redis::Client, inner: Weak<Inner>, mut nam
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::TaskStatus;
-
-    fn task() -> DetailedTask {
-        DetailedTask {
-            task_id: "t1".into(),
-            status: TaskStatus::Working,
-            status_message: Some("half way".into()),
-            created_at: "2026-12-03T12:00:00.000Z".into(),
-            last_updated_at: "2026-12-03T12:00:01.000Z".into(),
-            ttl_ms: Some(60_000),
-            poll_interval_ms: Some(500),
-            input_requests: None,
-            result: None,
-            error: None,
-        }
-    }
-
     #[test]
     fn every_event_crosses_the_bus_unchanged() {
         for event in [
@@ -355,7 +344,10 @@ mod tests {
             ServerEvent::PromptsListChanged,
             ServerEvent::ResourcesListChanged,
             ServerEvent::ResourceUpdated("file:///a b".into()),
-            ServerEvent::Task(Arc::new(task())),
+            ServerEvent::Task {
+                id: "t1".into(),
+                version: 7,
+            },
         ] {
             let text = encode("billing", &event).expect("encodes");
             assert_eq!(decode_event("billing", &text), Ok(event));

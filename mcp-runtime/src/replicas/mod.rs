@@ -20,8 +20,12 @@
 //!   Lua script that also publishes the id and version on `{ns}:tasks`, so the
 //!   replica running the task hears of answers and cancellation.
 //! - Leases: `{ns}:task-lease:{id}`, renewed by the running replica every
-//!   third of [`LEASE`]; a read of a task that is not finished and whose
-//!   lease is gone marks it `failed` (its replica died).
+//!   third of [`LEASE`] (from a task of its own); a read of a task that is
+//!   not finished and whose lease is gone marks it `failed` (its replica
+//!   died), in a script that looks at the lease again, so a renewal in
+//!   between wins.
+//! - Task events on `{ns}:events` carry the task's id and version only;
+//!   the listen streams that follow it read the record.
 //! - Events: published on `{ns}:events` by one writer task per replica (in
 //!   order), received by one subscriber per replica (own events included)
 //!   and handed to that replica's listeners. When Redis goes away the

@@ -23,12 +23,21 @@ redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1
 ";
 
-/// Replaces the record if it is still exactly what was read, and announces it.
+/// Replaces the record if it is still exactly what was read, and announces
+/// it. With a second key (a lease), only while that lease is gone: the
+/// check and the write are one step, so a renewal in between wins.
+/// ARGV[5], when not `0`, is the record's new expiry in milliseconds from
+/// now (a finished task is kept for less time).
 const SWAP: &str = r"
+if #KEYS > 1 and redis.call('EXISTS', KEYS[2]) == 1 then return 2 end
 local current = redis.call('GET', KEYS[1])
 if not current then return -1 end
 if current ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+if ARGV[5] == '0' then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5])
+end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 ";
@@ -59,33 +68,69 @@ impl RedisShared {
     }
 
     async fn swap(&self, id: &str, change: TaskChange<'_>) -> Result<Option<TaskRecord>, StoreError> {
+        self.swap_unless_leased(id, change, false)
+            .await
+            .map(|swapped| match swapped {
+                Swapped::Done(record) => record,
+                // Not asked to look at the lease.
+                Swapped::Leased(record) => Some(record),
+            })
+    }
+
+    /// Compare-and-set of the record; with `only_unleased`, only while its
+    /// lease is gone (checked in the same script).
+    async fn swap_unless_leased(
+        &self,
+        id: &str,
+        change: TaskChange<'_>,
+        only_unleased: bool,
+    ) -> Result<Swapped, StoreError> {
         // Compare-and-set: another replica's change in between means read and try again.
         for _ in 0..32 {
             let Some((old, mut record)) = self.read(id).await? else {
-                return Ok(None);
+                return Ok(Swapped::Done(None));
             };
+            let expires_before = record.expires_ms();
             if !change(&mut record) {
-                return Ok(Some(record));
+                return Ok(Swapped::Done(Some(record)));
             }
             record.version = record.version.saturating_add(1);
-            record.updated_ms = crate::tasks::time::now_ms().max(record.updated_ms);
+            let now = crate::tasks::time::now_ms();
+            record.updated_ms = now.max(record.updated_ms);
+            // A change that brings the expiry forward (a finished task) sets it anew.
+            let expiry = match record.expires_ms() {
+                Some(at) if expires_before.is_none_or(|before| at < before) => at.saturating_sub(now).max(1),
+                _ => 0,
+            };
             let new = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             let mut conn = self.inner.conn.clone();
             let names = self.inner.names();
-            let swapped: i64 = redis::cmd("EVAL")
+            let mut script = redis::cmd("EVAL");
+            script
                 .arg(SWAP)
-                .arg(1)
-                .arg(names.record_key(id))
+                .arg(if only_unleased { 2 } else { 1 })
+                .arg(names.record_key(id));
+            if only_unleased {
+                script.arg(names.lease_key(id));
+            }
+            let swapped: i64 = script
                 .arg(&old)
                 .arg(&new)
                 .arg(names.tasks())
                 .arg(super::bus::task_message(names.namespace(), id, record.version))
+                .arg(expiry)
                 .query_async(&mut conn)
                 .await
                 .map_err(unavailable)?;
             match swapped {
-                1 => return Ok(Some(record)),
-                -1 => return Ok(None),
+                1 => return Ok(Swapped::Done(Some(record))),
+                -1 => return Ok(Swapped::Done(None)),
+                2 => {
+                    let Some((_, current)) = self.read(id).await? else {
+                        return Ok(Swapped::Done(None));
+                    };
+                    return Ok(Swapped::Leased(current));
+                }
                 _ => tokio::task::yield_now().await,
             }
         }
@@ -95,6 +140,8 @@ impl RedisShared {
     }
 
     /// A record that is not finished and whose lease ran out is `failed`.
+    /// The lease is looked at again in the script that writes the failure,
+    /// so a renewal that comes after the first look keeps the task alive.
     async fn check_lease(&self, record: TaskRecord) -> Result<Option<TaskRecord>, StoreError> {
         if record.status.is_terminal() {
             return Ok(Some(record));
@@ -108,26 +155,49 @@ impl RedisShared {
         if alive == 1 {
             return Ok(Some(record));
         }
-        tracing::warn!(task = %record.id, "the replica running the task stopped: marking it failed");
-        self.swap(&record.id, &|r| {
-            if r.status.is_terminal() {
-                return false;
+        let failed = self
+            .swap_unless_leased(
+                &record.id,
+                &|r| {
+                    if r.status.is_terminal() {
+                        return false;
+                    }
+                    let mut error = JsonObject::new();
+                    error.insert("code".into(), (-32603).into());
+                    error.insert(
+                        "message".into(),
+                        "the server replica running this task stopped before it finished".into(),
+                    );
+                    r.status = TaskStatus::Failed;
+                    r.status_message = Some("the server replica running this task stopped".into());
+                    r.error = Some(error);
+                    r.input_requests.clear();
+                    r.input_responses.clear();
+                    true
+                },
+                true,
+            )
+            .await?;
+        match failed {
+            Swapped::Done(record) => {
+                if let Some(r) = &record {
+                    if r.status == TaskStatus::Failed {
+                        tracing::warn!(task = %r.id, "the replica running the task stopped: marked it failed");
+                    }
+                }
+                Ok(record)
             }
-            let mut error = JsonObject::new();
-            error.insert("code".into(), (-32603).into());
-            error.insert(
-                "message".into(),
-                "the server replica running this task stopped before it finished".into(),
-            );
-            r.status = TaskStatus::Failed;
-            r.status_message = Some("the server replica running this task stopped".into());
-            r.error = Some(error);
-            r.input_requests.clear();
-            r.input_responses.clear();
-            true
-        })
-        .await
+            Swapped::Leased(record) => Ok(Some(record)),
+        }
     }
+}
+
+/// How a compare-and-set that minds the lease ended.
+enum Swapped {
+    /// Written (or nothing to write, or gone): the record as it is now.
+    Done(Option<TaskRecord>),
+    /// Not written: the lease is alive again. The record as it is.
+    Leased(TaskRecord),
 }
 
 impl TaskStore for RedisShared {

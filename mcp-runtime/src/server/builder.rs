@@ -304,7 +304,10 @@ impl ServerBuilder {
         }
         let (local, shared) = (events.clone(), self.bus.clone());
         let notify: crate::tasks::Notify = Arc::new(move |record| {
-            let event = super::ServerEvent::Task(Arc::new(record.detailed()));
+            let event = super::ServerEvent::Task {
+                id: record.id.clone(),
+                version: record.version,
+            };
             match &shared {
                 Some(bus) => bus.publish(&event),
                 // No listener is not an error.

@@ -28,6 +28,8 @@ pub(crate) struct RequestScope {
     pub headers: Option<Arc<http::HeaderMap>>,
     /// Set by `tools/call` before a `#[tool(task)]` handler runs.
     pub task: std::sync::OnceLock<Arc<crate::tasks::Shared>>,
+    /// The client's address, when the transport knows it.
+    pub peer: Option<std::net::IpAddr>,
 }
 
 /// The request a handler is serving: its metadata, the client's declared
@@ -177,6 +179,7 @@ impl Context {
             identity: s.identity.clone(),
             headers: s.headers.clone(),
             task,
+            peer: s.peer,
         })
     }
 

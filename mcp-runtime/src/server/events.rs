@@ -20,8 +20,16 @@ pub enum ServerEvent {
     ResourcesListChanged,
     /// The contents of the resource with this URI changed.
     ResourceUpdated(String),
-    /// A task changed (tasks extension): its state as `tasks/get` shows it.
-    Task(std::sync::Arc<crate::protocol::DetailedTask>),
+    /// A task changed (tasks extension). Only its id and the version its
+    /// record reached travel: a stream that follows the task reads the
+    /// record again, with the same owner check as `tasks/get`, and sends
+    /// what it read, so an event cannot carry a task's contents to anyone.
+    Task {
+        /// The task's id.
+        id: String,
+        /// The version of its record after the change.
+        version: u64,
+    },
 }
 
 /// Carries change events between the replicas of one server: every event
@@ -60,7 +68,7 @@ impl ServerEvent {
             ServerEvent::PromptsListChanged => "notifications/prompts/list_changed",
             ServerEvent::ResourcesListChanged => "notifications/resources/list_changed",
             ServerEvent::ResourceUpdated(_) => "notifications/resources/updated",
-            ServerEvent::Task(_) => "notifications/tasks",
+            ServerEvent::Task { .. } => "notifications/tasks",
         }
     }
 }
@@ -75,21 +83,8 @@ struct EventParams<'a> {
 
 /// The notification announcing `event`, tagged with the subscription id of
 /// a listen stream (`Some`), or untagged for a legacy session (`None`).
+/// A task's notification is [`encode_task`]'s: it needs the record.
 pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Vec<u8> {
-    if let ServerEvent::Task(task) = event {
-        #[derive(Serialize)]
-        struct TaskParams<'a> {
-            #[serde(flatten)]
-            task: &'a crate::protocol::DetailedTask,
-            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-            meta: Option<TagMeta<'a>>,
-        }
-        let params = TaskParams {
-            task,
-            meta: id.map(|id| TagMeta { id }),
-        };
-        return jsonrpc::encode_notification(event.method(), &params);
-    }
     let uri = match event {
         ServerEvent::ResourceUpdated(uri) => Some(uri.as_str()),
         _ => None,
@@ -101,6 +96,23 @@ pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Vec<u
             meta: id.map(|id| TagMeta { id }),
         },
     )
+}
+
+/// `notifications/tasks` with the task as `tasks/get` shows it, tagged
+/// with the subscription id of the listen stream.
+pub(crate) fn encode_task(task: &crate::protocol::DetailedTask, id: &RequestId) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct TaskParams<'a> {
+        #[serde(flatten)]
+        task: &'a crate::protocol::DetailedTask,
+        #[serde(rename = "_meta")]
+        meta: TagMeta<'a>,
+    }
+    let params = TaskParams {
+        task,
+        meta: TagMeta { id },
+    };
+    jsonrpc::encode_notification("notifications/tasks", &params)
 }
 
 impl Server {

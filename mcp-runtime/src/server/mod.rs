@@ -20,7 +20,7 @@ pub(crate) use catalog::{Catalog, Parts};
 pub(crate) use context::RequestScope;
 pub use context::{Context, FromContext};
 pub use entry::{PromptEntry, ResourceEntry, ToolEntry};
-pub(crate) use events::{encode_event, TagMeta};
+pub(crate) use events::{encode_event, encode_task, TagMeta};
 pub use events::{EventBus, ServerEvent};
 pub use identity::{Identity, RequestHeaders};
 pub use middleware::{Call, CallKind, CallOutcome, Middleware, MiddlewareFuture};

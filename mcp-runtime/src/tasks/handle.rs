@@ -75,6 +75,11 @@ pub enum TaskError {
     /// The task asked for more inputs than the server allows.
     #[error("the task asked for more than {0} inputs")]
     TooManyInputs(u32),
+    /// Nobody answered the input request in time
+    /// ([`TaskConfig::input_timeout`](super::TaskConfig::input_timeout));
+    /// it was withdrawn.
+    #[error("nobody answered the input request within {0:?}")]
+    Unanswered(std::time::Duration),
     /// A protocol error: the client lacks the capability the ask needs, its
     /// answer is malformed, or it cannot be asked at all.
     #[error(transparent)]
@@ -132,8 +137,15 @@ pub(crate) struct Shared {
     /// task it spawned, set a status or made an ask).
     pub(crate) wake: tokio::sync::Notify,
     caps: Arc<ClientCapabilities>,
-    max_inputs: u32,
+    asks: AskBounds,
     inner: Mutex<Inner>,
+}
+
+/// How much a task may ask, and how long an ask waits.
+#[derive(Clone, Copy)]
+pub(crate) struct AskBounds {
+    pub max_inputs: u32,
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Default)]
@@ -174,7 +186,7 @@ impl Shared {
         id: String,
         mode: Mode,
         caps: Arc<ClientCapabilities>,
-        max_inputs: u32,
+        asks: AskBounds,
         request_cancel: &Cancellation,
     ) -> Arc<Self> {
         let cancel = match mode {
@@ -187,7 +199,7 @@ impl Shared {
             cancel,
             wake: tokio::sync::Notify::new(),
             caps,
-            max_inputs,
+            asks,
             inner: Mutex::new(Inner::default()),
         })
     }
@@ -254,8 +266,8 @@ impl Shared {
     /// Registers an ask under a key never used before in this task.
     fn register(&self, key: &str, request: Value) -> Result<(String, oneshot::Receiver<Value>), TaskError> {
         let mut inner = self.lock();
-        if inner.count >= self.max_inputs {
-            return Err(TaskError::TooManyInputs(self.max_inputs));
+        if inner.count >= self.asks.max_inputs {
+            return Err(TaskError::TooManyInputs(self.asks.max_inputs));
         }
         let mut wire = key.to_owned();
         let mut n: u32 = 1;
@@ -376,9 +388,11 @@ impl Task {
                 // the request is withdrawn from the task.
                 // (Once answered, the key is no longer waiting: withdrawing is a no-op.)
                 let _pending = Pending { shared, key: &wire };
+                let timeout = shared.asks.timeout;
                 tokio::select! {
                     answer = rx => answer.map_err(|_| TaskError::Cancelled)?,
                     _ = shared.cancel.cancelled() => return Err(TaskError::Cancelled),
+                    () = tokio::time::sleep(timeout) => return Err(TaskError::Unanswered(timeout)),
                 }
             }
         };

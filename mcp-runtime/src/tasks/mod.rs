@@ -13,11 +13,12 @@
 //! on an MRTR ask) answers the `tools/call` directly, as the spec allows.
 
 mod handle;
+mod kept;
 pub(crate) mod run;
 mod store;
 pub(crate) mod time;
 
-pub(crate) use handle::{extension_required, Mode, Shared};
+pub(crate) use handle::{extension_required, AskBounds, Mode, Shared};
 pub use handle::{Task, TaskError};
 pub use store::{MemoryTaskStore, StoreError, StoreFuture, TaskChange, TaskRecord, TaskStore};
 
@@ -61,20 +62,43 @@ impl TaskSupport {
 }
 
 /// Server-wide settings of tasks ([`ServerBuilder::tasks`](crate::ServerBuilder::tasks)).
+///
+/// Callers are told apart by principal (a token's subject, or the
+/// `principal_header`'s value); anonymous callers of the stand-alone HTTP
+/// server by their address, so one of them cannot use up the others'
+/// share (behind a proxy every caller has the proxy's address: set a
+/// principal there). The bounds on kept records are this process's: with
+/// replicas sharing a store, each keeps its own.
 #[derive(Debug, Clone)]
 pub struct TaskConfig {
     /// Time to live of a task from its creation, unless the tool sets one (1 hour).
     pub ttl_ms: u64,
+    /// How long a task is kept once it has ended, if less than what is left
+    /// of its time to live (10 minutes): its `ttlMs` is shortened to match.
+    pub finished_ttl_ms: u64,
     /// Suggested poll interval, unless the tool sets one (500 ms).
     pub poll_interval_ms: u64,
     /// Tasks running at once in this process (1024).
     pub max_running: usize,
-    /// Tasks running at once for one principal (64).
+    /// Tasks running at once for one caller (64).
     pub max_running_per_principal: usize,
+    /// Task records this process keeps at once, running and ended, until
+    /// they expire (10,000); a new task beyond it is refused.
+    pub max_kept: usize,
+    /// Task records kept at once for one caller (256).
+    pub max_kept_per_principal: usize,
+    /// Bytes of results the ended tasks of this process keep at once
+    /// (256 MiB); while they are over it, new tasks are refused.
+    pub max_kept_bytes: usize,
     /// Largest serialized result a task may keep (4 MiB); a larger one fails the task.
     pub max_result_bytes: usize,
     /// Input requests one task may make over its life (32).
     pub max_inputs: u32,
+    /// How long an input request waits for its answer (10 minutes): then
+    /// the ask fails with [`TaskError::Unanswered`] and is withdrawn, so a
+    /// task nobody answers ends rather than holding its place for its
+    /// whole time to live.
+    pub input_timeout: Duration,
     /// How long a cancelled task's handler may go on to clean up before it is dropped (2 s).
     pub cancel_grace: Duration,
 }
@@ -83,11 +107,16 @@ impl Default for TaskConfig {
     fn default() -> Self {
         TaskConfig {
             ttl_ms: 3_600_000,
+            finished_ttl_ms: 600_000,
             poll_interval_ms: 500,
             max_running: 1024,
             max_running_per_principal: 64,
+            max_kept: 10_000,
+            max_kept_per_principal: 256,
+            max_kept_bytes: 256 << 20,
             max_result_bytes: 4 << 20,
             max_inputs: 32,
+            input_timeout: Duration::from_secs(600),
             cancel_grace: Duration::from_secs(2),
         }
     }
@@ -96,28 +125,30 @@ impl Default for TaskConfig {
 /// Called with a task's record after each change a client may see.
 pub(crate) type Notify = Arc<dyn Fn(&TaskRecord) + Send + Sync>;
 
-/// The tasks of one server: the store, the settings, and the count of
-/// tasks running in this process.
+/// The tasks of one server: the store, the settings, the count of tasks
+/// running in this process and the ledger of the records it keeps.
 pub(crate) struct TaskRuntime {
     pub store: Arc<dyn TaskStore>,
     pub config: TaskConfig,
     pub notify: Notify,
-    running: Mutex<Running>,
+    counts: Mutex<Counts>,
     /// Cancelled when the server stops and its grace is over: the runners
     /// still going record their tasks failed and end.
     pub(crate) halt: crate::cancel::Cancellation,
 }
 
 #[derive(Default)]
-struct Running {
-    total: usize,
-    by_principal: HashMap<String, usize>,
+struct Counts {
+    running: usize,
+    running_by_caller: HashMap<String, usize>,
+    kept: kept::Kept,
 }
 
-/// A running task's place in the count; given back when dropped.
+/// A running task's place in the count (given back when dropped), and its
+/// record's in the ledger of kept ones.
 pub(crate) struct Slot {
     runtime: Arc<TaskRuntime>,
-    principal: String,
+    caller: String,
 }
 
 impl TaskRuntime {
@@ -126,9 +157,13 @@ impl TaskRuntime {
             store,
             config,
             notify,
-            running: Mutex::new(Running::default()),
+            counts: Mutex::new(Counts::default()),
             halt: crate::cancel::Cancellation::new(),
         }
+    }
+
+    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
+        self.counts.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Waits (at most `grace`) for the running tasks to end; then the ones
@@ -155,47 +190,108 @@ impl TaskRuntime {
         left
     }
 
-    /// Takes a place for a new task of `principal`, or says which bound it hits.
-    pub(crate) fn reserve(self: &Arc<Self>, principal: Option<&str>) -> Result<Slot, McpError> {
-        let principal = principal.unwrap_or_default().to_owned();
-        let mut running = self.running.lock().unwrap_or_else(|p| p.into_inner());
-        if running.total >= self.config.max_running {
+    /// Takes a place for a new task of `caller` (a principal, or an
+    /// anonymous caller's address), or says which bound it hits.
+    pub(crate) fn reserve(self: &Arc<Self>, caller: &str) -> Result<Slot, McpError> {
+        let config = &self.config;
+        let mut counts = self.counts();
+        if counts.running >= config.max_running {
             return Err(McpError::internal(format!(
                 "Server busy: {} tasks are running, the most this server runs at once; try again later",
-                running.total
+                counts.running
             )));
         }
-        let mine = running.by_principal.get(&principal).copied().unwrap_or(0);
-        if mine >= self.config.max_running_per_principal {
+        let mine = counts.running_by_caller.get(caller).copied().unwrap_or(0);
+        if mine >= config.max_running_per_principal {
             return Err(McpError::internal(format!(
                 "Too many tasks: you have {mine} running, the most one caller may have; wait for one to finish"
             )));
         }
-        running.total = running.total.saturating_add(1);
-        running.by_principal.insert(principal.clone(), mine.saturating_add(1));
+        let bounds = kept::Bounds {
+            per_caller: config.max_kept_per_principal,
+            total: config.max_kept,
+            bytes: config.max_kept_bytes,
+        };
+        let keep_for = std::time::Duration::from_millis(config.finished_ttl_ms.min(config.ttl_ms));
+        let later = format!("records of ended tasks are kept {} s", keep_for.as_secs());
+        match counts.kept.check(caller, time::now_ms(), bounds) {
+            Ok(()) => {}
+            Err(kept::Full::Caller(n)) => {
+                return Err(McpError::internal(format!(
+                    "Too many tasks: the server keeps {n} of yours, the most one caller may have; \
+                     try again once some expire ({later})"
+                )))
+            }
+            Err(kept::Full::Total(n)) => {
+                return Err(McpError::internal(format!(
+                    "Server busy: it keeps {n} tasks, the most it keeps at once; try again later ({later})"
+                )))
+            }
+            Err(kept::Full::Bytes(n)) => {
+                return Err(McpError::internal(format!(
+                    "Server busy: the results of ended tasks fill the {n} bytes it keeps; try again later ({later})"
+                )))
+            }
+        }
+        counts.running = counts.running.saturating_add(1);
+        counts
+            .running_by_caller
+            .insert(caller.to_owned(), mine.saturating_add(1));
         Ok(Slot {
             runtime: self.clone(),
-            principal,
+            caller: caller.to_owned(),
         })
     }
 
     /// How many tasks run in this process.
     pub(crate) fn running(&self) -> usize {
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).total
+        self.counts().running
+    }
+}
+
+impl Slot {
+    /// The task's record was written, to be kept until `expires_ms` at most.
+    pub(crate) fn created(&self, id: &str, expires_ms: u64) {
+        self.runtime.counts().kept.add(&self.caller, id, expires_ms);
+    }
+
+    /// The task ended: its record is kept until `expires_ms` with `bytes`
+    /// of result, or is gone (`None`).
+    pub(crate) fn ended(&self, id: &str, kept: Option<(u64, usize)>) {
+        self.runtime.counts().kept.ended(&self.caller, id, kept);
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        let mut running = self.runtime.running.lock().unwrap_or_else(|p| p.into_inner());
-        running.total = running.total.saturating_sub(1);
-        if let Some(n) = running.by_principal.get_mut(&self.principal) {
+        let mut counts = self.runtime.counts();
+        counts.running = counts.running.saturating_sub(1);
+        if let Some(n) = counts.running_by_caller.get_mut(&self.caller) {
             *n = n.saturating_sub(1);
             if *n == 0 {
-                running.by_principal.remove(&self.principal);
+                counts.running_by_caller.remove(&self.caller);
             }
         }
     }
+}
+
+/// The caller a task is counted for: its principal, else (an anonymous
+/// caller) its address when the transport knows one, else everyone
+/// anonymous together.
+pub(crate) fn caller_key(principal: Option<&str>, peer: Option<std::net::IpAddr>) -> String {
+    match (principal, peer) {
+        (Some(p), _) => p.to_owned(),
+        // Not a principal's name: those never hold a space and a bracket.
+        (None, Some(ip)) => format!("[anonymous {ip}]"),
+        (None, None) => String::new(),
+    }
+}
+
+/// A finished record's time to live: what it had, or less, so that it is
+/// kept `finished_ttl_ms` from `now` (never from the past).
+pub(crate) fn finished_ttl(record: &TaskRecord, finished_ttl_ms: u64, now: u64) -> Option<u64> {
+    let kept = now.saturating_sub(record.created_ms).saturating_add(finished_ttl_ms);
+    Some(record.ttl_ms.map_or(kept, |ttl| ttl.min(kept)))
 }
 
 /// A new task id: 128 random bits, hex.

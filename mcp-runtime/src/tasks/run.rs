@@ -30,6 +30,7 @@ pub(crate) async fn start<F>(
     runtime: &Arc<TaskRuntime>,
     shared: Arc<Shared>,
     owner: Option<String>,
+    caller: &str,
     support: TaskSupport,
     tool: &str,
     future: F,
@@ -37,7 +38,7 @@ pub(crate) async fn start<F>(
 where
     F: Future<Output = ToolOutput> + Send + Unpin + 'static,
 {
-    let slot = runtime.reserve(owner.as_deref())?;
+    let slot = runtime.reserve(caller)?;
     let mut future = CatchUnwind::new(future);
     let first = poll_fn(|cx| match Pin::new(&mut future).poll(cx) {
         Poll::Ready(out) => Poll::Ready(Some(out)),
@@ -76,6 +77,7 @@ where
         }
     }
     runtime.store.create(record.clone()).await.map_err(|e| e.to_client())?;
+    slot.created(&record.id, record.expires_ms().unwrap_or(u64::MAX));
     tracing::debug!(task = %record.id, tool, "task created");
     // A time to live too long for the clock is as good as none.
     let deadline = Instant::now()
@@ -86,8 +88,9 @@ where
         runtime: runtime.clone(),
         shared,
         tool: tool.to_owned(),
-        _slot: slot,
+        slot,
         _running: crate::telemetry::Held::new(crate::telemetry::Gauge::Tasks),
+        _lease: Lease::keep(runtime.store.clone(), &record.id),
     };
     tokio::spawn(tracing::Instrument::instrument(
         runner.drive(future, record.version, deadline),
@@ -108,15 +111,49 @@ struct Runner {
     runtime: Arc<TaskRuntime>,
     shared: Arc<Shared>,
     tool: String,
-    _slot: Slot,
+    slot: Slot,
     _running: crate::telemetry::Held,
+    _lease: Option<Lease>,
+}
+
+/// The renewal of a running task's lease, on a store that needs one: a
+/// task of its own, so that a handler that blocks its thread between
+/// awaits (a synchronous library call, say) does not stop it; on a store
+/// error it tries again sooner, and a lease outlives two missed beats.
+/// Ends when the runner does.
+struct Lease(tokio::task::AbortHandle);
+
+impl Lease {
+    fn keep(store: Arc<dyn super::TaskStore>, id: &str) -> Option<Lease> {
+        let every = store.heartbeat_interval()?;
+        let id = id.to_owned();
+        let renewing = tokio::spawn(async move {
+            let mut next = every;
+            loop {
+                tokio::time::sleep(next).await;
+                next = match store.heartbeat(&id).await {
+                    Ok(()) => every,
+                    Err(e) => {
+                        tracing::warn!(task = %id, "task store: cannot renew the lease: {e}; trying again");
+                        RETRY.min(every)
+                    }
+                };
+            }
+        });
+        Some(Lease(renewing.abort_handle()))
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 enum Step {
     Done(Box<ToolOutput>),
     Flush,
     Changed,
-    Heartbeat,
     Expired,
     /// The server stopped and its grace is over.
     Halted,
@@ -124,14 +161,28 @@ enum Step {
 
 /// Why the runner stops watching before the handler ends.
 enum Stop {
-    /// `tasks/cancel`: give the handler its grace, then drop it.
-    Cancelled,
-    /// The record ended otherwise, expired, or is gone.
-    Gone,
+    /// `tasks/cancel`: give the handler its grace, then drop it. The
+    /// record's expiry.
+    Cancelled(Option<u64>),
+    /// The record ended otherwise (its expiry), expired, or is gone (`None`).
+    Gone(Option<u64>),
 }
 
+/// What is left of a task once its runner ends: its record kept until
+/// then (milliseconds since the epoch) with a result of so many bytes, or
+/// nothing.
+type Left = Option<(u64, usize)>;
+
 impl Runner {
-    async fn drive<F>(self, mut future: CatchUnwind<F>, mut seen: u64, deadline: Instant)
+    async fn drive<F>(self, future: CatchUnwind<F>, seen: u64, deadline: Instant)
+    where
+        F: Future<Output = ToolOutput> + Send + Unpin + 'static,
+    {
+        let left = self.run(future, seen, deadline).await;
+        self.slot.ended(&self.shared.id, left);
+    }
+
+    async fn run<F>(&self, mut future: CatchUnwind<F>, mut seen: u64, deadline: Instant) -> Left
     where
         F: Future<Output = ToolOutput> + Send + Unpin + 'static,
     {
@@ -142,11 +193,6 @@ impl Runner {
         let mut woken = Box::pin(self.shared.wake.notified());
         let halt = self.runtime.halt.clone();
         let mut halted = Box::pin(halt.cancelled());
-        let mut heartbeat = store.heartbeat_interval().map(|every| {
-            let mut interval = tokio::time::interval_at(Instant::now() + every, every);
-            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            interval
-        });
         loop {
             let step = poll_fn(|cx| {
                 if let Poll::Ready(out) = Pin::new(&mut future).poll(cx) {
@@ -166,30 +212,18 @@ impl Runner {
                 if halted.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(Step::Halted);
                 }
-                if let Some(interval) = heartbeat.as_mut() {
-                    if interval.poll_tick(cx).is_ready() {
-                        return Poll::Ready(Step::Heartbeat);
-                    }
-                }
                 Poll::Pending
             })
             .await;
             woken = Box::pin(self.shared.wake.notified());
             let record = match step {
-                Step::Done(out) => {
-                    self.finish(*out).await;
-                    return;
-                }
+                Step::Done(out) => return self.finish(*out).await,
                 Step::Flush => self.flush().await,
                 Step::Changed => {
-                    // The runner is alive: renew the lease before a read that checks it.
-                    if store.heartbeat_interval().is_some() {
-                        let _ = store.heartbeat(&id).await;
-                    }
                     match store.get(&id).await {
                         Ok(Some(record)) => Some(record),
                         // Expired or removed: nobody can see it any more.
-                        Ok(None) => return,
+                        Ok(None) => return None,
                         Err(e) => {
                             tracing::warn!(task = %id, "task store: {e}; retrying");
                             tokio::time::sleep(RETRY).await;
@@ -197,39 +231,33 @@ impl Runner {
                         }
                     }
                 }
-                Step::Heartbeat => {
-                    if let Err(e) = store.heartbeat(&id).await {
-                        tracing::warn!(task = %id, "task store: cannot renew the lease: {e}");
-                    }
-                    None
-                }
                 Step::Expired => {
                     tracing::debug!(task = %id, "task expired while running");
-                    return;
+                    return None;
                 }
                 Step::Halted => {
                     // The handler is dropped with the runner; its token fires first.
                     self.shared.cancel.cancel();
                     tracing::info!(task = %id, "task stopped with the server");
-                    self.finish(Err(McpError::internal(
-                        "the server stopped before the task finished; start it again",
-                    )))
-                    .await;
-                    return;
+                    return self
+                        .finish(Err(McpError::internal(
+                            "the server stopped before the task finished; start it again",
+                        )))
+                        .await;
                 }
             };
             if let Some(record) = record {
                 match self.settle(record).await {
                     Ok(version) => seen = version,
-                    Err(Stop::Cancelled) => {
+                    Err(Stop::Cancelled(expires)) => {
                         self.shared.cancel.cancel();
                         // Cooperative: the handler may clean up for a while.
                         let grace = self.runtime.config.cancel_grace;
                         let _ = tokio::time::timeout(grace, &mut future).await;
                         tracing::debug!(task = %id, "task cancelled");
-                        return;
+                        return expires.map(|at| (at, 0));
                     }
-                    Err(Stop::Gone) => return,
+                    Err(Stop::Gone(expires)) => return expires.map(|at| (at, 0)),
                 }
             }
             changed = store.changed(&id, seen);
@@ -241,11 +269,12 @@ impl Runner {
     /// handed over, until none is left. Returns the version fully seen.
     async fn settle(&self, mut record: TaskRecord) -> Result<u64, Stop> {
         loop {
+            let expires = || Some(record.expires_ms().unwrap_or(u64::MAX));
             if record.status == TaskStatus::Cancelled {
-                return Err(Stop::Cancelled);
+                return Err(Stop::Cancelled(expires()));
             }
             if record.status.is_terminal() {
-                return Err(Stop::Gone);
+                return Err(Stop::Gone(expires()));
             }
             let keys: Vec<String> = record
                 .input_responses
@@ -279,7 +308,7 @@ impl Runner {
                     }
                     record = after;
                 }
-                Ok(None) => return Err(Stop::Gone),
+                Ok(None) => return Err(Stop::Gone(None)),
                 Err(e) => {
                     tracing::warn!(task = %self.shared.id, "task store: cannot take answers: {e}");
                     tokio::time::sleep(RETRY).await;
@@ -345,11 +374,15 @@ impl Runner {
     /// Records how the handler ended: `completed` with its result (an
     /// `isError` one too), or `failed` with the JSON-RPC error. Retries a
     /// store that is away for a while.
-    async fn finish(&self, out: ToolOutput) {
+    async fn finish(&self, out: ToolOutput) -> Left {
         let limit = self.runtime.config.max_result_bytes;
+        let mut bytes = 0;
         let (status, result, error) = match out {
             Ok(Outcome::Complete(result)) => match result_object(&result, limit) {
-                Ok(object) => (TaskStatus::Completed, Some(object), None),
+                Ok((object, size)) => {
+                    bytes = size;
+                    (TaskStatus::Completed, Some(object), None)
+                }
                 Err(e) => (TaskStatus::Failed, None, Some(e)),
             },
             Ok(Outcome::InputRequired(_)) => (
@@ -365,6 +398,7 @@ impl Runner {
         let message = error.as_ref().map(|e| e.message().to_owned());
         let error = error.map(|e| error_object(&e));
         let changed = std::sync::atomic::AtomicBool::new(false);
+        let finished_ttl_ms = self.runtime.config.finished_ttl_ms;
         for attempt in 1..=FINISH_ATTEMPTS {
             let record = self
                 .runtime
@@ -376,6 +410,7 @@ impl Runner {
                         return false;
                     }
                     r.status = status;
+                    r.ttl_ms = super::finished_ttl(r, finished_ttl_ms, super::time::now_ms());
                     r.result = result.clone();
                     r.error = error.clone();
                     if message.is_some() {
@@ -391,10 +426,24 @@ impl Runner {
                     if changed.load(std::sync::atomic::Ordering::Relaxed) {
                         tracing::debug!(task = %record.id, status = record.status.as_str(), "task finished");
                         (self.runtime.notify)(&record);
+                        return Some((record.expires_ms().unwrap_or(u64::MAX), bytes));
+                    } else if record.status != TaskStatus::Cancelled {
+                        // Its work is done (side effects included) but nobody will see how it ended.
+                        tracing::warn!(
+                            task = %record.id,
+                            tool = %self.tool,
+                            "the task's {} was lost: its record was already {} ({})",
+                            status.as_str(),
+                            record.status.as_str(),
+                            record.status_message.as_deref().unwrap_or("no message"),
+                        );
                     }
-                    return;
+                    return Some((record.expires_ms().unwrap_or(u64::MAX), 0));
                 }
-                Ok(None) => return,
+                Ok(None) => {
+                    tracing::warn!(task = %self.shared.id, tool = %self.tool, "the task's {} was lost: its record expired", status.as_str());
+                    return None;
+                }
                 Err(e) if attempt < FINISH_ATTEMPTS => {
                     tracing::warn!(task = %self.shared.id, "task store: cannot record the end yet: {e}");
                     tokio::time::sleep(RETRY * attempt).await;
@@ -402,6 +451,8 @@ impl Runner {
                 Err(e) => tracing::error!(task = %self.shared.id, "task store: cannot record the end: {e}"),
             }
         }
+        // Unknown: counted as kept for as long as it may be.
+        Some((u64::MAX, 0))
     }
 }
 
@@ -411,8 +462,8 @@ const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 /// How often the runner tries to record a task's end (backing off 0.5 s, 1 s, ...).
 const FINISH_ATTEMPTS: u32 = 8;
 
-/// A tool result as the task keeps it, within the size limit.
-fn result_object(result: &CallToolResult, limit: usize) -> Result<JsonObject, McpError> {
+/// A tool result as the task keeps it, within the size limit, and its size.
+fn result_object(result: &CallToolResult, limit: usize) -> Result<(JsonObject, usize), McpError> {
     let mut bytes = Vec::with_capacity(256);
     crate::tools::write_call_result(result, &mut bytes).map_err(|e| McpError::internal(e.to_string()))?;
     if bytes.len() > limit {
@@ -421,7 +472,8 @@ fn result_object(result: &CallToolResult, limit: usize) -> Result<JsonObject, Mc
             bytes.len()
         )));
     }
-    serde_json::from_slice(&bytes).map_err(|e| McpError::internal(e.to_string()))
+    let object = serde_json::from_slice(&bytes).map_err(|e| McpError::internal(e.to_string()))?;
+    Ok((object, bytes.len()))
 }
 
 /// A JSON-RPC error as an object (`code`, `message`, `data`).

@@ -318,16 +318,11 @@ fn connection(
             // and its answer says so before the connection closes.
             let last = conn.stopping.get();
             async move {
-                let mut req = req;
-                if conn.service.config.auth.is_some() {
-                    // The verifier bounds unknown-token checks per client address.
-                    req.extensions_mut().insert(super::Peer(peer.ip()));
-                }
                 let path = req.uri().path();
                 let service = &conn.service;
                 let metadata = service.config.auth.is_some() && path.starts_with(super::auth::WELL_KNOWN_METADATA);
                 let mut response = if path == service.config.path || metadata {
-                    service.handle(req).await
+                    service.serve(req, Some(peer.ip())).await
                 } else {
                     status(StatusCode::NOT_FOUND)
                 };

@@ -39,11 +39,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-/// The client's address, put in a request's extensions by the stand-alone
-/// server when the endpoint is authorized (the introspecting verifier
-/// bounds unknown-token checks per address).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Peer(pub(crate) std::net::IpAddr);
 use std::time::Duration;
 
 /// Settings of the HTTP endpoint.
@@ -167,6 +162,18 @@ impl McpService {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        self.serve(request, None).await
+    }
+
+    /// Handles one HTTP request from `peer`, the client's address when the
+    /// stand-alone server knows it: the introspecting verifier bounds
+    /// unknown-token checks per address, and anonymous callers' tasks are
+    /// counted per address.
+    pub(crate) async fn serve<B>(&self, request: Request<B>, peer: Option<std::net::IpAddr>) -> Response<McpBody>
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let (parts, body) = request.into_parts();
         // Taken apart so that nothing holding the connection's read buffer
         // outlives the checks (a listen stream may stay open for hours).
@@ -196,7 +203,6 @@ impl McpService {
                 if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
                     return auth::metadata(auth, &method, uri.path());
                 }
-                let peer = extensions.get::<Peer>().map(|p| p.0);
                 match auth::authorize(auth, &headers, peer).await {
                     Ok(token) => Some(token),
                     Err(refusal) => return refusal,
@@ -289,7 +295,7 @@ impl McpService {
             return self.initialize(&request, principal.as_deref());
         }
         drop((method, uri));
-        self.respond(request, HeaderFacts::http(headers), principal, session, identity)
+        self.respond(request, HeaderFacts::http(headers), principal, session, identity, peer)
             .await
     }
 
@@ -364,6 +370,7 @@ impl McpService {
         principal: Option<String>,
         session: Option<Arc<Session>>,
         identity: Option<Arc<crate::auth::AccessToken>>,
+        peer: Option<std::net::IpAddr>,
     ) -> Response<McpBody> {
         let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
@@ -376,6 +383,7 @@ impl McpService {
             identity,
             hide_unreachable: self.config.auth.as_ref().is_some_and(|a| a.hide_unauthorized),
             transport: crate::dispatch::Transport::Http,
+            peer,
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));

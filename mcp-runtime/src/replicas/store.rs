@@ -46,18 +46,31 @@ fn unavailable(e: redis::RedisError) -> StoreError {
     StoreError::Unavailable(e.to_string())
 }
 
+/// Runs `cmd`. A connection Redis dropped (it restarted) fails the first
+/// command after it, however long ago, before sending it; the manager
+/// reconnects then, and the command is sent once more.
+async fn query<T: redis::FromRedisValue>(
+    conn: &redis::aio::ConnectionManager,
+    cmd: &redis::Cmd,
+) -> Result<T, StoreError> {
+    let mut conn = conn.clone();
+    match cmd.query_async(&mut conn).await {
+        Err(e) if e.is_connection_dropped() => cmd.query_async(&mut conn).await.map_err(unavailable),
+        done => done.map_err(unavailable),
+    }
+}
+
 fn lease_ms() -> u64 {
     u64::try_from(LEASE.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl RedisShared {
     async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
-        let mut conn = self.inner.conn.clone();
-        let text: Option<String> = redis::cmd("GET")
-            .arg(self.inner.names().record_key(id))
-            .query_async(&mut conn)
-            .await
-            .map_err(unavailable)?;
+        let text: Option<String> = query(
+            &self.inner.conn,
+            redis::cmd("GET").arg(self.inner.names().record_key(id)),
+        )
+        .await?;
         match text {
             None => Ok(None),
             Some(text) => {
@@ -103,7 +116,6 @@ impl RedisShared {
                 _ => 0,
             };
             let new = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let mut conn = self.inner.conn.clone();
             let names = self.inner.names();
             let mut script = redis::cmd("EVAL");
             script
@@ -113,15 +125,13 @@ impl RedisShared {
             if only_unleased {
                 script.arg(names.lease_key(id));
             }
-            let swapped: i64 = script
+            script
                 .arg(&old)
                 .arg(&new)
                 .arg(names.tasks())
                 .arg(super::bus::task_message(names.namespace(), id, record.version))
-                .arg(expiry)
-                .query_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+                .arg(expiry);
+            let swapped: i64 = query(&self.inner.conn, &script).await?;
             match swapped {
                 1 => return Ok(Swapped::Done(Some(record))),
                 -1 => return Ok(Swapped::Done(None)),
@@ -146,12 +156,11 @@ impl RedisShared {
         if record.status.is_terminal() {
             return Ok(Some(record));
         }
-        let mut conn = self.inner.conn.clone();
-        let alive: i64 = redis::cmd("EXISTS")
-            .arg(self.inner.names().lease_key(&record.id))
-            .query_async(&mut conn)
-            .await
-            .map_err(unavailable)?;
+        let alive: i64 = query(
+            &self.inner.conn,
+            redis::cmd("EXISTS").arg(self.inner.names().lease_key(&record.id)),
+        )
+        .await?;
         if alive == 1 {
             return Ok(Some(record));
         }
@@ -204,26 +213,26 @@ impl TaskStore for RedisShared {
     fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let text = serde_json::to_string(&record).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let mut conn = self.inner.conn.clone();
             let names = self.inner.names();
-            let created: i64 = redis::cmd("EVAL")
-                .arg(CREATE)
-                .arg(2)
-                .arg(names.record_key(&record.id))
-                .arg(names.lease_key(&record.id))
-                .arg(&text)
-                // Relative to Redis's clock, not ours: a skewed clock cannot expire it at once.
-                .arg(
-                    record
-                        .expires_ms()
-                        .map_or(0, |at| at.saturating_sub(crate::tasks::time::now_ms()).max(1)),
-                )
-                .arg(lease_ms())
-                .arg(names.tasks())
-                .arg(super::bus::task_message(names.namespace(), &record.id, record.version))
-                .query_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+            let created: i64 = query(
+                &self.inner.conn,
+                redis::cmd("EVAL")
+                    .arg(CREATE)
+                    .arg(2)
+                    .arg(names.record_key(&record.id))
+                    .arg(names.lease_key(&record.id))
+                    .arg(&text)
+                    // Relative to Redis's clock, not ours: a skewed clock cannot expire it at once.
+                    .arg(
+                        record
+                            .expires_ms()
+                            .map_or(0, |at| at.saturating_sub(crate::tasks::time::now_ms()).max(1)),
+                    )
+                    .arg(lease_ms())
+                    .arg(names.tasks())
+                    .arg(super::bus::task_message(names.namespace(), &record.id, record.version)),
+            )
+            .await?;
             // Redis answered after the write: every replica's GET sees it now.
             if created == 1 {
                 Ok(())
@@ -272,15 +281,15 @@ impl TaskStore for RedisShared {
 
     fn heartbeat<'a>(&'a self, id: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let mut conn = self.inner.conn.clone();
-            let _: () = redis::cmd("SET")
-                .arg(self.inner.names().lease_key(id))
-                .arg(1)
-                .arg("PX")
-                .arg(lease_ms())
-                .query_async(&mut conn)
-                .await
-                .map_err(unavailable)?;
+            let _: () = query(
+                &self.inner.conn,
+                redis::cmd("SET")
+                    .arg(self.inner.names().lease_key(id))
+                    .arg(1)
+                    .arg("PX")
+                    .arg(lease_ms()),
+            )
+            .await?;
             Ok(())
         })
     }

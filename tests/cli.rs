@@ -140,3 +140,60 @@ fn usage_names_the_new_commands() {
         assert!(usage.contains(command), "{usage}");
     }
 }
+
+#[test]
+fn workers_go_with_http_and_must_be_a_number() {
+    for (args, wanted) in [
+        (&["--workers", "2"][..], "--workers goes with --http"),
+        (&["--stdio", "--workers", "2"][..], "--workers goes with --http"),
+        (
+            &["--http", "127.0.0.1:0", "--workers", "many"][..],
+            "is not a whole number",
+        ),
+        (&["--http", "127.0.0.1:0", "--workers"][..], "--workers needs a number"),
+    ] {
+        let out = run(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains(wanted), "{args:?}: {}", text(&out.stderr));
+    }
+    let usage = text(&run(&["--help"], "").stdout);
+    assert!(
+        usage.contains("--workers N") && usage.contains("MCP_WORKERS"),
+        "{usage}"
+    );
+}
+
+/// `--workers N` caps an HTTP server's threads whatever tokio would choose.
+#[cfg(target_os = "linux")]
+#[test]
+fn workers_cap_the_http_threads() {
+    use std::io::BufRead;
+    let exe = support::example_binary("quickstart");
+    let mut child = Command::new(exe)
+        .args(["--http", "127.0.0.1:0", "--workers", "2"])
+        .env("TOKIO_WORKER_THREADS", "64")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example starts");
+    let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let child = support::Killed(child);
+    let mut said = String::new();
+    for line in stderr.lines() {
+        let line = line.expect("stderr");
+        said.push_str(&line);
+        said.push('\n');
+        if line.contains("http://") {
+            break;
+        }
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.0.id())).expect("status");
+    let threads: usize = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a thread count");
+    // The main thread, two workers, and at most a blocking-pool thread or two.
+    assert!((3..=5).contains(&threads), "{threads} threads\n{said}{status}");
+}

@@ -59,6 +59,20 @@ async fn chatty(ctx: Context) -> String {
     "done".into()
 }
 
+/// Holds its thread, as a synchronous library call does.
+#[tool(blocking)]
+fn sleepy(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("held the thread {ms} ms")
+}
+
+/// Panics on the blocking pool.
+#[tool(blocking)]
+fn blocking_panic() -> String {
+    let empty: Vec<String> = Vec::new();
+    empty.first().cloned().expect("a value that is not there")
+}
+
 fn client() -> StdioClient {
     StdioClient::start(Server::builder().build().expect("the server builds"))
 }
@@ -240,4 +254,72 @@ async fn a_reused_id_in_flight_is_an_error_and_the_server_still_exits_on_eof() {
     // The id is free again once its request is over: the listen stream ends
     // with its result when stdin closes, and the server exits.
     c.close().await.expect("the server exits when stdin closes");
+}
+
+/// The stdio server serves on one thread (as `main!` binaries do): a
+/// `blocking` tool runs elsewhere, so calls behind it are answered meanwhile.
+#[tokio::test(flavor = "current_thread")]
+async fn a_blocking_tool_does_not_hold_the_stream() {
+    let mut c = client();
+    // The first answer read also readies the schema validator: not timed.
+    c.call(0, "tools/call", json!({"name": "echo", "arguments": {"text": "warm"}}))
+        .await;
+    c.send(1, "tools/call", json!({"name": "sleepy", "arguments": {"ms": 600}}))
+        .await;
+    let started = std::time::Instant::now();
+    c.send(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "meanwhile"}}),
+    )
+    .await;
+    let v = c.recv().await;
+    assert_eq!(v["id"], 2, "the blocking tool answered first: {v}");
+    assert_eq!(v["result"]["content"][0]["text"], "meanwhile");
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "the echo waited for the blocking tool: {:?}",
+        started.elapsed()
+    );
+    let slept = c.recv().await;
+    assert_eq!(slept["id"], 1);
+    assert_eq!(slept["result"]["content"][0]["text"], "held the thread 600 ms");
+    let v = c
+        .call(3, "tools/call", json!({"name": "blocking_panic", "arguments": {}}))
+        .await;
+    assert_eq!(v["error"]["code"], -32603, "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("panicked"), "{v}");
+    c.close().await.unwrap();
+}
+
+/// A `main!` binary serves stdio on one thread whatever the machine: the
+/// 64 workers tokio would start here are not started.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_stdio_server_runs_on_one_thread_whatever_the_core_count() {
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+    let exe = support::example_binary("quickstart");
+    let mut child = Command::new(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env("TOKIO_WORKER_THREADS", "64")
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", support::request(1, "server/discover", json!({}))).unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let answer: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(answer["id"], 1, "{answer}");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let threads = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .map(|n| n.trim().to_owned());
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(threads.as_deref(), Some("1"), "{status}");
 }

@@ -91,6 +91,13 @@ pub fn tool(cx: &Ctxt, tool: &Tool) {
         );
     }
     arguments(cx, &tool.params, "#[tool]");
+    if let Some(blocking) = tool.attr.blocking.as_ref().filter(|b| b.value && tool.is_async) {
+        cx.error(
+            blocking.span,
+            "`blocking` is for a synchronous function (it runs on tokio's blocking pool); an async tool awaits: \
+             remove `async`, or run its blocking part with `tokio::task::spawn_blocking`",
+        );
+    }
     if tool.attr.task.is_none() {
         for p in tool.params.iter().filter(|p| matches!(p.kind, ParamKind::Extractor)) {
             if last_ident(&p.ty).is_some_and(|i| i == "Task") {

@@ -31,6 +31,8 @@ pub struct ToolAttr {
     pub task: Option<TaskAttr>,
     /// `scopes("a", "b")`: the OAuth scopes a caller needs.
     pub scopes: Vec<WithSpan<String>>,
+    /// `blocking`: a synchronous function run on tokio's blocking pool.
+    pub blocking: Option<WithSpan<bool>>,
 }
 
 /// How a tool runs as a task.
@@ -84,7 +86,7 @@ pub struct ParsedPrompt {
 }
 
 const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes";
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking";
 const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes";
 const PROMPT_KEYS: &str = "name, title, description, scopes";
 
@@ -197,6 +199,12 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "keep_defs" => out.keep_defs = flag(meta)?,
             "task" => out.task = Some(task(cx, meta)?),
             "scopes" => out.scopes = scopes(meta)?,
+            "blocking" => {
+                out.blocking = Some(WithSpan {
+                    value: flag(meta)?,
+                    span: meta.path.span(),
+                })
+            }
             "requires" => meta.parse_nested_meta(|cap| {
                 let name = cap.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                 if !matches!(name.as_str(), "sampling" | "elicitation" | "roots") {

@@ -29,6 +29,25 @@ pub fn ready(outcome: Result<Outcome<CallToolResult>, crate::error::McpError>) -
     Box::pin(std::future::ready(outcome))
 }
 
+/// Runs a `#[tool(blocking)]` function on tokio's blocking pool, so that it
+/// never holds the thread that serves the stream. Its panic is raised again
+/// here, where the dispatcher catches it (the caller gets -32603); a
+/// runtime that stops before it ran answers -32603 too.
+pub async fn call_blocking<F>(f: F) -> Result<Outcome<CallToolResult>, crate::error::McpError>
+where
+    F: FnOnce() -> Result<Outcome<CallToolResult>, crate::error::McpError> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(outcome) => outcome,
+        Err(e) => match e.try_into_panic() {
+            Ok(payload) => std::panic::resume_unwind(payload),
+            Err(_) => Err(crate::error::McpError::internal(
+                "Internal error: the server stopped before the tool ran",
+            )),
+        },
+    }
+}
+
 /// Wraps a finished outcome as a resource future.
 pub fn ready_resource(outcome: Result<Outcome<Vec<ResourceContents>>, crate::error::McpError>) -> ResourceFuture {
     Box::pin(std::future::ready(outcome))

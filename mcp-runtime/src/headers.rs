@@ -14,12 +14,13 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// The headers of one HTTP request, kept as the transport received them
-/// (no copies; shared with the handler's [`RequestHeaders`](crate::RequestHeaders)
-/// extractor, the `Authorization` header already taken out), and read by
-/// the checks below. On stdio there are none.
+/// (moved, not copied: the request's context owns them, and the handler's
+/// [`RequestHeaders`](crate::RequestHeaders) extractor reads them there;
+/// the `Authorization` header already taken out), and read by the checks
+/// below. On stdio there are none.
 #[derive(Debug, Clone, Default)]
 pub struct HeaderFacts {
-    map: Option<std::sync::Arc<HeaderMap>>,
+    map: Option<HeaderMap>,
 }
 
 /// `MCP-Protocol-Version`.
@@ -30,14 +31,12 @@ static NAME: HeaderName = HeaderName::from_static("mcp-name");
 impl HeaderFacts {
     /// The facts of a request that came with these HTTP headers.
     pub fn http(headers: HeaderMap) -> Self {
-        HeaderFacts {
-            map: Some(std::sync::Arc::new(headers)),
-        }
+        HeaderFacts { map: Some(headers) }
     }
 
-    /// The headers, shared.
-    pub(crate) fn shared(&self) -> Option<std::sync::Arc<HeaderMap>> {
-        self.map.clone()
+    /// The headers, if the request came over HTTP.
+    pub(crate) fn map(&self) -> Option<&HeaderMap> {
+        self.map.as_ref()
     }
 
     /// Whether the request came with HTTP headers at all.
@@ -50,7 +49,7 @@ impl HeaderFacts {
     /// different values: a gateway may have read the other copy, so taking
     /// the first one would not be safe.
     pub fn check_repeated(&self) -> Result<(), McpError> {
-        let Some(map) = self.map.as_deref() else { return Ok(()) };
+        let Some(map) = self.map.as_ref() else { return Ok(()) };
         // The usual case: no header name repeats at all.
         if map.len() == map.keys_len() {
             return Ok(());

@@ -83,10 +83,13 @@ pub fn tool(tool: &Tool) -> TokenStream {
         }
     });
     let call_args = tool.params.iter().map(|p| &p.ident);
-    let invoke = if tool.is_async {
-        quote!(#fn_ident(#(#call_args),*).await)
+    let blocking = tool.attr.blocking.as_ref().is_some_and(|b| b.value);
+    let convert = if tool.is_async {
+        quote!(__mcp_convert(#fn_ident(#(#call_args),*).await))
+    } else if blocking {
+        quote!(::mcp_runtime::__private::call_blocking(move || __mcp_convert(#fn_ident(#(#call_args),*))).await)
     } else {
-        quote!(#fn_ident(#(#call_args),*))
+        quote!(__mcp_convert(#fn_ident(#(#call_args),*)))
     };
     let output_check = quote_spanned! {output.span()=>
         fn __mcp_output_schema() -> ::core::option::Option<::mcp_runtime::__private::serde_json::Value> {
@@ -185,7 +188,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 #(#extract)*
                 let _ = &__mcp_ctx;
                 ::std::boxed::Box::pin(async move {
-                    __mcp_convert(#invoke)
+                    #convert
                 })
             }
 

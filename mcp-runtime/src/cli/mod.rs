@@ -54,6 +54,8 @@ struct ServeFlags {
     metrics: Option<String>,
     /// Each `--allowed-host HOST`.
     allowed_hosts: Vec<String>,
+    /// `--workers N`.
+    workers: Option<String>,
 }
 
 /// Takes `--metrics ADDR` and `--allowed-host HOST` out of the arguments, wherever they stand.
@@ -72,6 +74,11 @@ fn take_serve_flags(args: impl Iterator<Item = String>) -> Result<(Vec<String>, 
                 .next()
                 .ok_or("--allowed-host needs a host name, for example --allowed-host mcp.example.com")?;
             flags.allowed_hosts.push(host);
+        } else if arg == "--workers" {
+            let n = args
+                .next()
+                .ok_or("--workers needs a number of threads, for example --workers 4")?;
+            flags.workers = Some(n);
         } else {
             rest.push(arg);
         }
@@ -141,6 +148,8 @@ fn usage(name: &str) -> String {
          only loopback Origins. Connections: {MAX_CONNECTIONS_ENV} (default 4096) and\n\
          {MAX_CONNECTIONS_PER_PEER_ENV} (256) cap them, answering 503; {HEADER_READ_TIMEOUT_ENV} (10),\n\
          {IDLE_TIMEOUT_ENV} (75) and {BODY_READ_TIMEOUT_ENV} (30) are seconds (0: none).\n\
+         stdio serves on one thread; with --http, --workers N (or {WORKERS_ENV}=N) caps the worker\n\
+         threads (default: one per core).\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
          {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
@@ -158,13 +167,19 @@ const OTEL_USAGE: &str = "";
 /// Sends `tracing` output to stderr (never stdout), filtered by `RUST_LOG`
 /// (default `info`). Does nothing if a subscriber is already set.
 pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    let fmt = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(filter)
-        .try_init();
+        .with_ansi(std::io::stderr().is_terminal());
+    // Without `RUST_LOG`, a plain level: no filter to parse and no per-span
+    // filter state (a server's start-up does nothing it does not need).
+    let _ = match std::env::var_os("RUST_LOG") {
+        Some(_) => {
+            let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+            fmt.with_env_filter(filter).try_init()
+        }
+        None => fmt.with_max_level(tracing::Level::INFO).try_init(),
+    };
 }
 
 fn banner(server: &Server) -> String {
@@ -196,9 +211,19 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         if !flags.allowed_hosts.is_empty() && !matches!(command, Command::Http(_)) {
             return Err("--allowed-host goes with --http".into());
         }
+        if flags.workers.is_some() && !matches!(command, Command::Http(_)) {
+            return Err("--workers goes with --http (stdio serves on one thread)".into());
+        }
         Ok((command, flags))
     });
-    let (command, ServeFlags { metrics, allowed_hosts }) = match parsed {
+    let (
+        command,
+        ServeFlags {
+            metrics,
+            allowed_hosts,
+            workers,
+        },
+    ) = match parsed {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}\n\n{}", usage(&name));
@@ -225,8 +250,15 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         eprintln!("error: --metrics and {METRICS_ENV} need the `otel` feature of mcp-runtime, which this binary was built without");
         return ExitCode::from(2);
     }
+    let workers = match workers_setting(workers.as_deref()) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("error: {e}\n\n{}", usage(&name));
+            return ExitCode::from(2);
+        }
+    };
     init_logging();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match runtime_for(&command, workers) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -263,6 +295,44 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
         }
     }
 }
+
+/// The runtime a command runs on. stdio and the in-process commands serve
+/// one client's stream: one thread does it (tokio's current-thread
+/// runtime), so the server costs the same on a 64-core workstation as on a
+/// 2-core VM; a handler marked `#[tool(blocking)]` runs on tokio's blocking
+/// pool instead, so it never holds that thread. HTTP serves many clients on
+/// one worker per core, or `workers` of them.
+fn runtime_for(command: &Command, workers: Option<usize>) -> std::io::Result<tokio::runtime::Runtime> {
+    match command {
+        Command::Http(_) => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            if let Some(n) = workers {
+                builder.worker_threads(n);
+            }
+            builder.enable_all().build()
+        }
+        _ => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+    }
+}
+
+/// The HTTP worker count: `--workers N`, else `MCP_WORKERS`; `None` (or 0):
+/// tokio's choice (`TOKIO_WORKER_THREADS`, else one per core).
+fn workers_setting(flag: Option<&str>) -> Result<Option<usize>, String> {
+    let n = match flag {
+        Some(text) => text
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| format!("--workers {text:?} is not a whole number"))?,
+        None => match count_from_env(WORKERS_ENV) {
+            Ok(n) => n.unwrap_or(0),
+            Err(e) => return Err(e.to_string()),
+        },
+    };
+    Ok((n > 0).then_some(n))
+}
+
+/// The environment variable that caps the HTTP server's worker threads, like `--workers`.
+pub const WORKERS_ENV: &str = "MCP_WORKERS";
 
 /// The environment variable that sets the Prometheus text endpoint's address, like `--metrics`.
 pub const METRICS_ENV: &str = crate::telemetry::METRICS_ADDR_ENV;

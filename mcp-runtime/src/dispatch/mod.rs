@@ -227,7 +227,6 @@ async fn route(
     seen: &mut Seen,
 ) -> Result<Vec<u8>, McpError> {
     let head = Head::parse(request.params.as_deref())?;
-    let headers = scope.headers.clone();
     if let Some(session) = scope.session.clone() {
         if !meta::meta_has_version(head.meta) {
             seen.version = Some(session.version);
@@ -245,8 +244,7 @@ async fn route(
                 crate::legacy::Route::Answered(body) => Ok(body),
                 crate::legacy::Route::Serve(method, meta) => {
                     // Legacy requests carry no header facts to check.
-                    let no_headers = HeaderFacts::default();
-                    let result = Box::pin(serve(server, method, request, &head, no_headers, meta, scope, seen)).await?;
+                    let result = Box::pin(serve(server, method, request, &head, false, meta, scope, seen)).await?;
                     Ok(crate::legacy::strip(&request.method, &result))
                 }
             };
@@ -256,16 +254,18 @@ async fn route(
     record_span(span, &head, &request.method, crate::meta::LATEST, false);
     let method_name: &str = &request.method;
     let method = Method::parse(method_name).filter(|m| m.is_modern_request());
-    let meta = meta::validate(head.meta, &headers, || {
+    let headers = &scope.headers;
+    let meta = meta::validate(head.meta, headers, || {
         headers.check_routing(method_name, head.routing_name(method).as_deref())
     })?;
     let method = method.ok_or_else(|| McpError::method_not_found(method_name))?;
-    serve(server, method, request, &head, headers, meta, scope, seen).await
+    serve(server, method, request, &head, true, meta, scope, seen).await
 }
 
 /// Serves a routed method with validated (or, for a legacy session,
-/// synthesized) metadata. Results carry every 2026 field; the legacy
-/// path strips them afterwards. Each arm that awaits a handler is boxed,
+/// synthesized) metadata; `check_headers`: whether the header facts are
+/// compared with the body (not for a legacy session's requests). Results
+/// carry every 2026 field; the legacy path strips them afterwards. Each arm that awaits a handler is boxed,
 /// so that the request's future stays small while it is parked.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn serve(
@@ -273,7 +273,7 @@ pub(crate) async fn serve(
     method: Method,
     request: &Request,
     head: &Head<'_>,
-    headers: HeaderFacts,
+    check_headers: bool,
     meta: RequestMeta,
     scope: Scope,
     seen: &mut Seen,
@@ -324,9 +324,9 @@ pub(crate) async fn serve(
             access::tool(&catalog, call.name(), token)?;
             seen.found(method, || Target::Tool(call.name().into()));
             let principal = scope.principal.clone();
-            let (catalog, call, headers) = (&catalog, &call, &headers);
+            let (catalog, call) = (&catalog, &call);
             let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
-                tools::call(catalog, call, headers, ctx)
+                tools::call(catalog, call, check_headers, ctx)
             });
             let outcome = if server.inner.middleware.is_empty() {
                 Box::pin(rounds).await?
@@ -407,7 +407,9 @@ pub(crate) async fn serve(
         Method::SubscriptionsListen => {
             let listen = parse_params(params)?;
             // A stream may stay open for hours: keep nothing it does not need.
-            drop((catalog, headers));
+            drop(catalog);
+            let mut scope = scope;
+            scope.headers = HeaderFacts::default();
             let ctx = context(server, request, meta, scope);
             Box::pin(listen::listen(server, listen, ctx)).await
         }
@@ -453,7 +455,7 @@ pub(crate) fn context_with(
         principal: scope.principal,
         session: scope.session,
         identity: scope.identity,
-        headers: scope.headers.shared(),
+        headers: scope.headers,
         task: std::sync::OnceLock::new(),
         peer: scope.peer,
     })

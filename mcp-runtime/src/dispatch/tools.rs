@@ -44,7 +44,7 @@ pub(crate) enum ToolReply {
 pub(crate) async fn call(
     catalog: &Catalog,
     params: &CallParams<'_>,
-    headers: &crate::headers::HeaderFacts,
+    check_headers: bool,
     ctx: Context,
 ) -> Result<Outcome<ToolReply>, McpError> {
     let Some(&index) = catalog.tool_index.get(params.name()) else {
@@ -58,7 +58,10 @@ pub(crate) async fn call(
         }
         other => other,
     };
-    headers.check_params(&entry.header_params, args.map(RawValue::get))?;
+    if check_headers {
+        let headers = &ctx.scope.headers;
+        headers.check_params(&entry.header_params, args.map(RawValue::get))?;
+    }
     check_required(&entry.requires, ctx.client_capabilities())?;
     if entry.constrained {
         let given: serde_json::Value = match args {

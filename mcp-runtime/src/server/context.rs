@@ -25,7 +25,7 @@ pub(crate) struct RequestScope {
     /// The verified access token of an authorized HTTP request.
     pub identity: Option<Arc<crate::auth::AccessToken>>,
     /// The HTTP request's headers (without `Authorization`).
-    pub headers: Option<Arc<http::HeaderMap>>,
+    pub headers: crate::headers::HeaderFacts,
     /// Set by `tools/call` before a `#[tool(task)]` handler runs.
     pub task: std::sync::OnceLock<Arc<crate::tasks::Shared>>,
     /// The client's address, when the transport knows it.

@@ -55,12 +55,12 @@ impl FromContext for Identity {
 /// (a token is for this server only: it is never handed on). Empty on
 /// stdio.
 #[derive(Debug, Clone, Default)]
-pub struct RequestHeaders(Option<Arc<http::HeaderMap>>);
+pub struct RequestHeaders(Option<Context>);
 
 impl RequestHeaders {
     /// The headers, if the request came over HTTP.
     pub fn map(&self) -> Option<&http::HeaderMap> {
-        self.0.as_deref()
+        self.0.as_ref()?.scope.headers.map()
     }
 
     /// One header's value as text, if it was sent and is visible ASCII.
@@ -71,6 +71,6 @@ impl RequestHeaders {
 
 impl FromContext for RequestHeaders {
     fn from_context(ctx: &Context) -> Result<Self, McpError> {
-        Ok(RequestHeaders(ctx.scope.headers.clone()))
+        Ok(RequestHeaders(Some(ctx.clone())))
     }
 }

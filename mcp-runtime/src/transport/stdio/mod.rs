@@ -13,6 +13,9 @@ use tokio::sync::mpsc;
 /// and skipped.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// The line buffer's capacity kept between messages (64 KiB).
+const LINE_KEPT: usize = 64 * 1024;
+
 #[cfg(unix)]
 mod pipe;
 
@@ -42,6 +45,10 @@ where
     let mut line = Vec::with_capacity(4096);
     loop {
         line.clear();
+        // A long message's buffer is not kept for the short ones after it.
+        if line.capacity() > LINE_KEPT {
+            line = Vec::with_capacity(4096);
+        }
         match read_line(&mut reader, &mut line).await? {
             LineRead::Eof => break,
             LineRead::TooLong => {

@@ -4,21 +4,46 @@
 # Measures the same one-tool `echo` server three ways — A ours (this
 # framework), B rmcp (the official Rust SDK, from crates.io), C a plain hyper
 # ceiling — over HTTP (wrk, 1/16/64 keep-alive connections), over stdio
-# (100,000 pipelined calls, 64 in flight), their footprint, the dispatch path
-# (criterion) and the incremental build of a 50-tool crate, then writes
-# bench/RESULTS.md. Needs Linux, taskset, root for `apt-get install wrk` (if
-# wrk is missing), and ~25 minutes. Only 127.0.0.1 is ever contacted.
+# (100,000 pipelined calls, 64 in flight), the worker-count sweep (below),
+# their footprint, the dispatch path (criterion) and the incremental build of a
+# 50-tool crate, then writes bench/RESULTS.md. `ours` is built with the
+# examples' feature set (`--features full`: mcp-runtime's redis, otel and auth,
+# compiled in and not configured). Needs Linux, taskset, root for `apt-get
+# install wrk` (if wrk is missing), and ~35 minutes. Only 127.0.0.1 is ever
+# contacted.
+#
+# The worker-count sweep: for TOKIO_WORKER_THREADS = 1, 2, 16 and 64 (standing
+# in for the cores of the machine), stdio (20,000 pipelined calls, 64 in
+# flight, and cold start) for raw-stdio (the std-only floor), ours and rmcp,
+# and HTTP at 64 connections for ours, rmcp and the ceiling.
+#   bash bench/run.sh sweep     (or BENCH_ONLY=sweep) runs the sweep alone, into
+#                               target/bench-results-sweep/, and writes its
+#                               report to target/bench-results-sweep/RESULTS.md
+#                               (bench/RESULTS.md is left alone)
 #
 # Knobs (defaults are the specified run): BENCH_DURATION=10s BENCH_ROUNDS=3
 # BENCH_BUILD_ROUNDS=5 BENCH_QUIET_WAIT=90 BENCH_SKIP_BUILD_TIMES=1
 # BENCH_CRITERION="--warm-up-time 1 --measurement-time 3"
+# BENCH_SWEEP_WORKERS="1 2 16 64" BENCH_SWEEP_REQUESTS=20000
+# BENCH_SWEEP_COLD_RUNS=20 BENCH_SWEEP_ROUNDS=$BENCH_ROUNDS
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+ONLY=${1:-${BENCH_ONLY:-all}}
+case $ONLY in
+    all | sweep) ;;
+    *) echo "usage: bash bench/run.sh [sweep]   (or BENCH_ONLY=sweep)" >&2; exit 2 ;;
+esac
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=$TARGET/release
-RAW=$TARGET/bench-results
+if [ "$ONLY" = sweep ]; then
+    RAW=$TARGET/bench-results-sweep
+    REPORT=$RAW/RESULTS.md
+else
+    RAW=$TARGET/bench-results
+    REPORT=bench/RESULTS.md
+fi
 GEN=$TARGET/bench-gen
 DURATION=${BENCH_DURATION:-10s}
 ROUNDS=${BENCH_ROUNDS:-3}
@@ -27,6 +52,12 @@ STDIO_REQUESTS=100000
 IN_FLIGHT=64
 LISTEN_STREAMS=1000
 COLD_RUNS=20
+# shellcheck disable=SC2206
+WORKERS=(${BENCH_SWEEP_WORKERS:-1 2 16 64})
+SWEEP_REQUESTS=${BENCH_SWEEP_REQUESTS:-20000}
+SWEEP_COLD_RUNS=${BENCH_SWEEP_COLD_RUNS:-$COLD_RUNS}
+SWEEP_ROUNDS=${BENCH_SWEEP_ROUNDS:-$ROUNDS}
+FEATURES=full
 BUILD_ROUNDS=${BENCH_BUILD_ROUNDS:-5}
 CRITERION_ARGS=${BENCH_CRITERION:---warm-up-time 1 --measurement-time 3}
 SERVER_CORE=1
@@ -34,7 +65,7 @@ LOAD_CORE=0
 # Below Linux's ephemeral range (32768-60999 by default): the thousands of
 # client sockets the footprint steps open must not take a server's port.
 declare -A PORT=([ours]=29101 [rmcp]=29102 [ceiling]=29103)
-declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling)
+declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling [raw]=raw-stdio)
 
 rm -rf "$RAW"
 mkdir -p "$RAW"
@@ -44,7 +75,11 @@ NOTES=$RAW/notes.txt
 META=$RAW/meta.txt
 : >"$RESULTS"
 : >"$NOTES"
-echo "bash bench/run.sh   # runs everything below and writes bench/RESULTS.md" >"$COMMANDS"
+if [ "$ONLY" = sweep ]; then
+    echo "bash bench/run.sh sweep   # runs everything below and writes ${REPORT#"$ROOT"/}" >"$COMMANDS"
+else
+    echo "bash bench/run.sh   # runs everything below and writes bench/RESULTS.md" >"$COMMANDS"
+fi
 
 log() { echo "[bench $(date +%T)] $*" >&2; }
 # Runs a command and records it (once) in the list of exact commands.
@@ -109,9 +144,11 @@ fi
 
 # ------------------------------------------------------------------ build
 log "building the peers and drivers (release)"
-cmd cargo build --release -p mcp-bench --bins
-log "building the criterion bench"
-cmd cargo bench -p mcp-bench --bench dispatch --no-run
+cmd cargo build --release -p mcp-bench --bins --features "$FEATURES"
+if [ "$ONLY" = all ]; then
+    log "building the criterion bench"
+    cmd cargo bench -p mcp-bench --bench dispatch --no-run
+fi
 
 # ------------------------------------------------------------------ machine
 {
@@ -124,12 +161,18 @@ cmd cargo bench -p mcp-bench --bench dispatch --no-run
     echo "rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/version = "\(.*\)"/\1/p') (crates.io), features server, macros, schemars, transport-io, transport-streamable-http-server"
     echo "load generator: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) (Debian), 1 thread, pinned to core $LOAD_CORE; servers pinned to core $SERVER_CORE (taskset)"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$([ -z "$(git status --porcelain -- mcp-runtime mcp-macros 2>/dev/null)" ] || echo ' + uncommitted changes in mcp-runtime/mcp-macros (the working tree was measured)')"
-    echo "profile: release (opt-level 3, the workspace's defaults) for all three servers and the drivers"
+    echo "profile: release (opt-level 3, the workspace's defaults) for all the servers and the drivers"
+    echo "features: \`cargo build --release -p mcp-bench --bins --features $FEATURES\`: ours links mcp-runtime with redis, otel and auth (the examples' feature set), none of them configured"
     echo "protocol: every request is a 2026-07-28 tools/call with _meta protocolVersion + clientCapabilities and the MCP-Protocol-Version, Mcp-Method, Mcp-Name headers; rmcp answers it natively (stateless Streamable HTTP, JSON responses; stdio without initialize)"
-    echo "HTTP: $ROUNDS rounds, A/B/C alternating with the order rotating each round (ABC, BCA, CAB), $DURATION per cell after a 2 s warm-up at 64 connections; one curl request validated before timing; connections ${CONNS[*]}"
-    echo "stdio: $ROUNDS rounds of $STDIO_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE); cold start: $COLD_RUNS spawns each, unpinned"
-    echo "builds: 1 clean build per crate in its own target dir, then $BUILD_ROUNDS rounds (ours, rmcp alternating) of editing one tool body and \`cargo build\` (dev profile)"
-    echo "criterion: $CRITERION_ARGS"
+    if [ "$ONLY" = all ]; then
+        echo "HTTP: $ROUNDS rounds, A/B/C alternating with the order rotating each round (ABC, BCA, CAB), $DURATION per cell after a 2 s warm-up at 64 connections; one curl request validated before timing; connections ${CONNS[*]}"
+        echo "stdio: $ROUNDS rounds of $STDIO_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE); cold start: $COLD_RUNS spawns each, unpinned"
+    fi
+    echo "worker-count sweep: $SWEEP_ROUNDS rounds; for TOKIO_WORKER_THREADS in ${WORKERS[*]}: stdio $SWEEP_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE) and $SWEEP_COLD_RUNS cold starts (driver and server on core $SERVER_CORE) for raw-stdio, ours and rmcp; HTTP $DURATION at 64 connections after a 2 s warm-up for ours, rmcp and the ceiling (server on core $SERVER_CORE)"
+    if [ "$ONLY" = all ]; then
+        echo "builds: 1 clean build per crate in its own target dir, then $BUILD_ROUNDS rounds (ours, rmcp alternating) of editing one tool body and \`cargo build\` (dev profile)"
+        echo "criterion: $CRITERION_ARGS"
+    fi
     echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$META"
 
@@ -137,13 +180,16 @@ LUA=$RAW/post.lua
 cmd "$BIN/driver" wrk-script >"$LUA"
 BODY=$(sed -n 's/^wrk.body = \[\[\(.*\)\]\]$/\1/p' "$LUA")
 
+# A command the servers start under (start_server): the sweep sets it to
+# `env TOKIO_WORKER_THREADS=w`.
+SERVER_ENV=()
 start_server() { # name [port offset]: each phase has its own ports, so no socket of an earlier phase is in the way
     local name=$1 port=$((${PORT[$1]} + ${2:-0})) attempt
     for attempt in 1 2 3 4 5; do
-        local line="taskset -c $SERVER_CORE $BIN/${EXE[$name]} --http 127.0.0.1:$port 2>>$RAW/$name.stderr &"
+        local line="${SERVER_ENV[*]:+${SERVER_ENV[*]} }taskset -c $SERVER_CORE $BIN/${EXE[$name]} --http 127.0.0.1:$port 2>>$RAW/$name.stderr &"
         line=${line//$ROOT\//}
         grep -qxF -- "$line" "$COMMANDS" || echo "$line" >>"$COMMANDS"
-        taskset -c "$SERVER_CORE" "$BIN/${EXE[$name]}" --http "127.0.0.1:$port" 2>>"$RAW/$name.stderr" &
+        ${SERVER_ENV[@]+"${SERVER_ENV[@]}"} taskset -c "$SERVER_CORE" "$BIN/${EXE[$name]}" --http "127.0.0.1:$port" 2>>"$RAW/$name.stderr" &
         SERVER_PID=$!
         for _ in $(seq 100); do
             if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
@@ -159,8 +205,8 @@ start_server() { # name [port offset]: each phase has its own ports, so no socke
     exit 1
 }
 
-validate() { # name: one real request, checked before any timing
-    local name=$1 port=${PORT[$1]} out=$RAW/check-$1.json
+validate() { # name [port offset]: one real request, checked before any timing
+    local name=$1 port=$((${PORT[$1]} + ${2:-0})) out=$RAW/check-$1.json
     cmd curl -s -o "$out" -X POST "http://127.0.0.1:$port/mcp" \
         -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
         -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' -H 'Mcp-Name: echo' \
@@ -172,6 +218,73 @@ validate() { # name: one real request, checked before any timing
 }
 
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+
+# ------------------------------------------------------------------ worker-count sweep
+# Rows: sweep_stdio_* and sweep_cold_start_ms (raw, ours, rmcp), sweep_http_*
+# (ours, rmcp, ceiling), with the worker count as the param.
+sweep() {
+    local round w name i port shift_by out line rps p50 p99 total errors
+    local stdio_order=(raw ours rmcp) order=(ours rmcp ceiling) this_round
+    for round in $(seq "$SWEEP_ROUNDS"); do
+        # The order of the peers rotates each round, as in the HTTP rounds.
+        shift_by=$(((round - 1) % 3))
+        this_round=("${stdio_order[@]:$shift_by}" "${stdio_order[@]:0:$shift_by}")
+        for w in "${WORKERS[@]}"; do
+            for name in "${this_round[@]}"; do
+                log "sweep round $round, $w workers, stdio: $name"
+                check_quiet "sweep round $round, $w workers, stdio, $name"
+                cmd taskset -c "$LOAD_CORE" "$BIN/driver" stdio-load "$name" "$SWEEP_REQUESTS" "$IN_FLIGHT" \
+                    --prefix sweep_ --param "$w" -- \
+                    env TOKIO_WORKER_THREADS="$w" taskset -c "$SERVER_CORE" "$BIN/${EXE[$name]}" >>"$RESULTS"
+                # Cold start: the driver on the server's core, which the server
+                # inherits with TOKIO_WORKER_THREADS, so that no taskset or env
+                # is exec'd between the spawn and the server.
+                cmd env TOKIO_WORKER_THREADS="$w" taskset -c "$SERVER_CORE" "$BIN/driver" cold-start "$name" \
+                    "$SWEEP_COLD_RUNS" --prefix sweep_ --param "$w" -- "$BIN/${EXE[$name]}" >>"$RESULTS"
+                check_after "sweep round $round, $w workers, stdio, $name"
+            done
+        done
+        this_round=("${order[@]:$shift_by}" "${order[@]:0:$shift_by}")
+        i=0
+        for w in "${WORKERS[@]}"; do
+            i=$((i + 1))
+            SERVER_ENV=(env TOKIO_WORKER_THREADS="$w")
+            for name in "${this_round[@]}"; do
+                log "sweep round $round, $w workers, HTTP: $name"
+                check_quiet "sweep round $round, $w workers, HTTP, $name"
+                # Ports of their own: 29134 to 29145 for the default four counts.
+                port=$((30 + 3 * i))
+                start_server "$name" "$port"
+                validate "$name" "$port"
+                url="http://127.0.0.1:$((${PORT[$name]} + port))/mcp"
+                taskset -c "$LOAD_CORE" wrk -t1 -c64 -d2s -s "$LUA" "$url" >/dev/null
+                out=$(cmd taskset -c "$LOAD_CORE" wrk -t1 -c64 -d"$DURATION" -s "$LUA" "$url")
+                line=$(grep '^WRKRESULT' <<<"$out")
+                IFS=$'\t' read -r _ rps p50 p99 total errors <<<"$line"
+                printf 'sweep_http_rps\t%s\t%s\t%s\n' "$name" "$w" "$rps" >>"$RESULTS"
+                printf 'sweep_http_p99_us\t%s\t%s\t%s\n' "$name" "$w" "$p99" >>"$RESULTS"
+                printf 'sweep_http_peak_rss_kib\t%s\t%s\t%s\n' "$name" "$w" \
+                    "$(awk '/VmHWM/ { print $2 }' "/proc/$SERVER_PID/status")" >>"$RESULTS"
+                if [ "$errors" != 0 ]; then note "sweep round $round, $w workers, HTTP, $name: $errors errors"; fi
+                check_after "sweep round $round, $w workers, HTTP, $name"
+                stop_server
+            done
+        done
+        SERVER_ENV=()
+    done
+}
+
+report() {
+    echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
+    cmd "$BIN/driver" report "$RAW" "$REPORT" "$TARGET/criterion"
+    log "wrote ${REPORT#"$ROOT"/}"
+}
+
+if [ "$ONLY" = sweep ]; then
+    sweep
+    report
+    exit 0
+fi
 
 # ------------------------------------------------------------------ HTTP
 ORDER=(ours rmcp ceiling)
@@ -220,6 +333,8 @@ for round in $(seq "$ROUNDS"); do
         check_after "stdio round $round, $name"
     done
 done
+
+sweep
 
 # ------------------------------------------------------------------ footprint
 for name in ours rmcp; do
@@ -283,6 +398,4 @@ if [ "${BENCH_SKIP_BUILD_TIMES:-0}" != 1 ]; then
 fi
 
 # ------------------------------------------------------------------ report
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
-cmd "$BIN/driver" report "$RAW" bench/RESULTS.md "$TARGET/criterion"
-log "wrote bench/RESULTS.md"
+report

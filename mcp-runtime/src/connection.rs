@@ -14,9 +14,56 @@ use crate::server::Server;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::task::AbortHandle;
 
-type InFlight = Arc<Mutex<HashMap<RequestId, (Cancellation, AbortHandle, bool)>>>;
+/// A request running: its cancellation, its task, whether it is
+/// long-lived, and its serial number on this connection.
+type Running = (Cancellation, AbortHandle, bool, u64);
+
+/// The requests running, by id, and what wakes [`Connection::finish`] when
+/// the last one ends.
+#[derive(Default)]
+struct InFlight {
+    table: Mutex<HashMap<RequestId, Running>>,
+    emptied: tokio::sync::Notify,
+}
+
+impl InFlight {
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Running>> {
+        lock(&self.table)
+    }
+
+    /// A request was stopped: its entry goes.
+    fn remove(&self, id: &RequestId) -> Option<Running> {
+        let mut table = self.table();
+        let entry = table.remove(id);
+        if table.is_empty() {
+            self.emptied.notify_one();
+        }
+        entry
+    }
+}
+
+/// Held by a request's task: when it ends, however (answered, aborted,
+/// panicked), its entry goes, unless the id was since given to a later
+/// request (a cancelled one's id may be used again).
+struct Entry {
+    in_flight: Arc<InFlight>,
+    id: RequestId,
+    serial: u64,
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        let mut table = self.in_flight.table();
+        if table.get(&self.id).is_some_and(|e| e.3 == self.serial) {
+            table.remove(&self.id);
+        }
+        if table.is_empty() {
+            self.in_flight.emptied.notify_one();
+        }
+    }
+}
 
 /// One peer's message stream.
 pub struct Connection {
@@ -24,8 +71,13 @@ pub struct Connection {
     session: Option<Arc<crate::session::Session>>,
     forwarder: Option<AbortHandle>,
     outbound: Outbound,
-    in_flight: InFlight,
-    tasks: JoinSet<()>,
+    in_flight: Arc<InFlight>,
+    /// Requests taken so far.
+    serial: u64,
+    /// Whether requests get their first poll right here, when received:
+    /// on a current-thread runtime, where a task would run on this same
+    /// thread anyway, only later.
+    inline: bool,
 }
 
 #[derive(Deserialize)]
@@ -47,13 +99,14 @@ impl Connection {
             forwarder: None,
             outbound,
             in_flight: Arc::default(),
-            tasks: JoinSet::new(),
+            serial: 0,
+            inline: tokio::runtime::Handle::try_current()
+                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread),
         }
     }
 
     /// Takes one incoming message (one line, without its newline).
     pub fn receive(&mut self, bytes: &[u8]) {
-        while self.tasks.try_join_next().is_some() {}
         match jsonrpc::parse(bytes) {
             Err(rejected) => {
                 let _ = self
@@ -84,7 +137,7 @@ impl Connection {
                 if n.method == "notifications/cancelled" {
                     let params = crate::jsonrpc::parse_params::<CancelledParams>(n.params.as_deref());
                     if let Ok(p) = params {
-                        if let Some((cancel, abort, _)) = lock(&self.in_flight).remove(&p.request_id) {
+                        if let Some((cancel, abort, ..)) = self.in_flight.remove(&p.request_id) {
                             cancel.cancel();
                             abort.abort();
                             tracing::debug!(id = %p.request_id, "request cancelled by the client");
@@ -106,18 +159,14 @@ impl Connection {
     fn spawn(&mut self, request: jsonrpc::Request) {
         let server = self.server.clone();
         let outbound = self.outbound.clone();
-        let in_flight = self.in_flight.clone();
         let cancel = Cancellation::new();
         let id = request.id.clone();
         let task_cancel = cancel.clone();
         let long_lived = crate::method::Method::parse(&request.method).is_some_and(|m| m.is_long_lived());
-        // The lock is held across the spawn so that the task's own removal
-        // cannot run before its entry is inserted.
-        let mut table = lock(&self.in_flight);
         // Ids are unique among requests in flight (JSON-RPC; MCP forbids
         // reuse): a second one would take the first one's place here, and
         // the first could then never be cancelled or ended.
-        if table.contains_key(&id) {
+        if self.in_flight.table().contains_key(&id) {
             let error = crate::error::McpError::invalid_request(format!(
                 "Invalid request: a request with id {id} is still in flight"
             ));
@@ -125,7 +174,16 @@ impl Connection {
             return;
         }
         let session = self.session.clone();
-        let abort = self.tasks.spawn(async move {
+        self.serial = self.serial.wrapping_add(1);
+        let entry = Entry {
+            in_flight: self.in_flight.clone(),
+            id: id.clone(),
+            serial: self.serial,
+        };
+        // Boxed once here: the runtime then moves a pointer, not the
+        // request's whole state machine, into the task, its stages and out.
+        let mut task = Box::pin(async move {
+            let _entry = entry;
             let scope = Scope {
                 headers: Default::default(),
                 outbound: Some(outbound.clone()),
@@ -138,12 +196,33 @@ impl Connection {
                 peer: None,
             };
             let reply = crate::dispatch::handle_request(&server, &request, scope).await;
-            lock(&in_flight).remove(&request.id);
+            drop(_entry);
             if !task_cancel.is_cancelled() {
                 let _ = outbound.send(reply.body);
             }
         });
-        table.insert(id, (cancel, abort, long_lived));
+        if self.inline {
+            // On one thread nothing runs beside the reader anyway: a request
+            // that is answered in its first poll (most are) is answered here,
+            // without a task; one that waits becomes a task, polled on from
+            // where it stopped.
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            match crate::panic::call_caught(|| std::future::Future::poll(task.as_mut(), &mut cx)) {
+                Ok(std::task::Poll::Ready(())) => return,
+                Ok(std::task::Poll::Pending) => {}
+                Err(message) => {
+                    tracing::error!(%id, "serving the request panicked: {message}");
+                    let error = crate::error::McpError::internal("Internal error: serving the request panicked");
+                    let _ = self.outbound.send(Reply::error(Some(&id), &error).body);
+                    return;
+                }
+            }
+        }
+        // The lock is held across the spawn so that the task's own removal
+        // cannot run before its entry is inserted.
+        let mut table = self.in_flight.table();
+        let abort = tokio::spawn(task).abort_handle();
+        table.insert(id, (cancel, abort, long_lived, self.serial));
     }
 
     /// Ends the stream: closes subscription streams, then waits for every
@@ -152,13 +231,23 @@ impl Connection {
         if let Some(f) = self.forwarder.take() {
             f.abort();
         }
-        for (cancel, abort, long_lived) in lock(&self.in_flight).values() {
+        self.in_flight.table().retain(|_, (cancel, abort, long_lived, _)| {
             if *long_lived {
                 cancel.cancel();
                 abort.abort();
             }
+            !*long_lived
+        });
+        loop {
+            let emptied = self.in_flight.emptied.notified();
+            tokio::pin!(emptied);
+            // Listening before looking: an end in between is not missed.
+            emptied.as_mut().enable();
+            if self.in_flight.table().is_empty() {
+                return;
+            }
+            emptied.await;
         }
-        while self.tasks.join_next().await.is_some() {}
     }
 }
 

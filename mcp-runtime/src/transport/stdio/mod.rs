@@ -63,6 +63,10 @@ where
                 }
             }
         }
+        // Many lines may be read without waiting (the reader's buffer, a
+        // pipe that is never empty): now and then the writer and the
+        // requests that wait get their turn.
+        tokio::task::consume_budget().await;
     }
     connection.finish().await;
     writer_task.await.map_err(std::io::Error::other)?
@@ -114,8 +118,24 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut V
     }
 }
 
+/// The first newline in `bytes`: eight bytes at a time (a word has a zero
+/// byte where `word ^ 0x0a0a..` does), then byte by byte in the last word.
 fn memchr(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NEWLINES: u64 = ONES * b'\n' as u64;
+    let mut words = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for word in words.by_ref() {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let x = u64::from_ne_bytes(eight) ^ NEWLINES;
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            return word.iter().position(|&b| b == b'\n').map(|i| offset + i);
+        }
+        offset += 8;
+    }
+    words.remainder().iter().position(|&b| b == b'\n').map(|i| offset + i)
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, writer: W) -> std::io::Result<()> {
@@ -130,4 +150,26 @@ async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Vec<u
         writer.flush().await?;
     }
     writer.flush().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memchr;
+
+    #[test]
+    fn memchr_finds_the_first_newline_anywhere() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut bytes = vec![b'a'; len];
+                bytes[at] = b'\n';
+                if at + 3 < len {
+                    bytes[at + 3] = b'\n';
+                }
+                // Bytes next to the newline's value do not count.
+                bytes.iter_mut().filter(|b| **b == b'a').take(2).for_each(|b| *b = 0x0b);
+                assert_eq!(memchr(&bytes), Some(at), "len {len}, at {at}");
+            }
+            assert_eq!(memchr(&vec![0x8a; len]), None);
+        }
+    }
 }

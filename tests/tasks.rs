@@ -849,3 +849,25 @@ async fn anonymous_callers_are_counted_by_address() {
         rpc(addr, 4, "tasks/cancel", with_ext(json!({"taskId": id}))).await;
     }
 }
+
+/// Works for a minute, past its timeout.
+#[tool(task, timeout = "300ms")]
+async fn overdue(task: Task) -> String {
+    task.status("working past the deadline");
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "never".into()
+}
+
+#[tokio::test]
+async fn a_task_past_its_tools_timeout_fails_and_frees_its_place() {
+    let server = Server::builder().build().unwrap();
+    let (addr, _stop) = serve(server.clone()).await;
+    let id = create(addr, "overdue", json!({})).await;
+    let ended = until(addr, &id, "failed").await;
+    assert_eq!(ended["status"], "failed", "{ended}");
+    assert_eq!(
+        ended["error"]["message"],
+        "Tool `overdue` timed out after 300ms and was stopped"
+    );
+    support::eventually("the task no longer runs", || server.running_tasks() == 0).await;
+}

@@ -33,6 +33,8 @@ pub struct ToolAttr {
     pub scopes: Vec<WithSpan<String>>,
     /// `blocking`: a synchronous function run on tokio's blocking pool.
     pub blocking: Option<WithSpan<bool>>,
+    /// `timeout = "30s"`: how long a call may run, in milliseconds.
+    pub timeout_ms: Option<u64>,
 }
 
 /// How a tool runs as a task.
@@ -86,7 +88,7 @@ pub struct ParsedPrompt {
 }
 
 const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking";
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout";
 const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes";
 const PROMPT_KEYS: &str = "name, title, description, scopes";
 
@@ -199,6 +201,7 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "keep_defs" => out.keep_defs = flag(meta)?,
             "task" => out.task = Some(task(cx, meta)?),
             "scopes" => out.scopes = scopes(meta)?,
+            "timeout" => out.timeout_ms = duration_ms(cx, meta)?,
             "blocking" => {
                 out.blocking = Some(WithSpan {
                     value: flag(meta)?,
@@ -259,6 +262,39 @@ fn task(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<TaskAttr> {
         })?;
     }
     Ok(out)
+}
+
+/// `key = "30s"`: a duration of `ms`, `s`, `m` or `h`, more than zero,
+/// in milliseconds (`None` after an error, reported to `cx`).
+fn duration_ms(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<u64>> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let text = lit.value();
+    let trimmed = text.trim();
+    let split = trimmed.find(|c: char| !c.is_ascii_digit()).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let factor = match unit.trim() {
+        "ms" => Some(1),
+        "s" => Some(1_000),
+        "m" | "min" => Some(60_000),
+        "h" => Some(3_600_000),
+        _ => None,
+    };
+    match (number.parse::<u64>().ok(), factor) {
+        (Some(n), Some(f)) if n > 0 => match n.checked_mul(f) {
+            Some(ms) => Ok(Some(ms)),
+            None => {
+                cx.error(lit.span(), format!("the timeout {text:?} is too long"));
+                Ok(None)
+            }
+        },
+        _ => {
+            cx.error(
+                lit.span(),
+                format!("expected a duration above zero such as \"500ms\", \"30s\", \"5m\" or \"1h\", found {text:?}"),
+            );
+            Ok(None)
+        }
+    }
 }
 
 /// `key = N` with N > 0.

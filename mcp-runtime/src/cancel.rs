@@ -1,6 +1,7 @@
 //! Cooperative cancellation of one request: a token the transport cancels
 //! and the handler may watch.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
@@ -14,6 +15,9 @@ use tokio::sync::Notify;
 #[derive(Debug, Clone, Default)]
 pub struct Cancellation {
     inner: Arc<CancelInner>,
+    /// The tokens this one was made from ([`Cancellation::child`]): it is
+    /// cancelled when any of them is.
+    parents: Option<Arc<[Arc<CancelInner>]>>,
 }
 
 #[derive(Debug, Default)]
@@ -28,6 +32,21 @@ impl Cancellation {
         Self::default()
     }
 
+    /// A token cancelled when this one is, or by itself (a tool call past
+    /// its timeout), without cancelling this one.
+    pub(crate) fn child(&self) -> Cancellation {
+        let mut parents: Vec<Arc<CancelInner>> = self.parents().to_vec();
+        parents.push(self.inner.clone());
+        Cancellation {
+            inner: Arc::default(),
+            parents: Some(parents.into()),
+        }
+    }
+
+    fn parents(&self) -> &[Arc<CancelInner>] {
+        self.parents.as_deref().unwrap_or_default()
+    }
+
     /// Marks the request cancelled and wakes every waiter.
     pub fn cancel(&self) {
         self.inner.cancelled.store(true, Ordering::SeqCst);
@@ -36,17 +55,64 @@ impl Cancellation {
 
     /// Whether the request was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.cancelled.load(Ordering::SeqCst)
+        self.inner.cancelled.load(Ordering::SeqCst) || self.parents().iter().any(|p| p.cancelled.load(Ordering::SeqCst))
     }
 
     /// Completes when the request is cancelled.
     pub async fn cancelled(&self) {
+        if self.parents.is_none() {
+            loop {
+                let notified = self.inner.notify.notified();
+                if self.is_cancelled() {
+                    return;
+                }
+                notified.await;
+            }
+        }
         loop {
-            let notified = self.inner.notify.notified();
+            // Created before the flags are read: a cancellation in between still wakes one.
+            let mut waits: Vec<_> = std::iter::once(&self.inner)
+                .chain(self.parents().iter())
+                .map(|i| Box::pin(i.notify.notified()))
+                .collect();
             if self.is_cancelled() {
                 return;
             }
-            notified.await;
+            std::future::poll_fn(|cx| {
+                if waits.iter_mut().any(|w| w.as_mut().poll(cx).is_ready()) {
+                    std::task::Poll::Ready(())
+                } else {
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cancel::Cancellation;
+
+    #[tokio::test]
+    async fn a_child_is_cancelled_with_its_parent_or_alone() {
+        let parent = Cancellation::new();
+        let child = parent.child();
+        let grandchild = child.child();
+        child.cancel();
+        assert!(child.is_cancelled() && grandchild.is_cancelled() && !parent.is_cancelled());
+        grandchild.cancelled().await;
+        let other = parent.child();
+        let waiting = tokio::spawn({
+            let other = other.clone();
+            async move { other.cancelled().await }
+        });
+        tokio::task::yield_now().await;
+        parent.cancel();
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .expect("woken by the parent")
+            .expect("the waiter ran");
+        assert!(other.is_cancelled());
     }
 }

@@ -117,6 +117,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
             quote!(::mcp_runtime::__private::ClientCapability::#variant)
         })
         .collect();
+    let timeout = opt_u64(tool.attr.timeout_ms);
     let task = match &tool.attr.task {
         None => quote!(::mcp_runtime::__private::TaskSupport::NEVER),
         Some(t) => {
@@ -216,6 +217,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 requires: &[#(#requires),*],
                 task: #task,
                 scopes: &[#(#scopes),*],
+                timeout_ms: #timeout,
                 location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
             };
 

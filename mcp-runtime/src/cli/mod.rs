@@ -150,6 +150,7 @@ fn usage(name: &str) -> String {
          {IDLE_TIMEOUT_ENV} (75) and {BODY_READ_TIMEOUT_ENV} (30) are seconds (0: none).\n\
          stdio serves on one thread; with --http, --workers N (or {WORKERS_ENV}=N) caps the worker\n\
          threads (default: one per core).\n\
+         {TOOL_TIMEOUT_ENV}=SECONDS stops a tool call that runs longer (unless the tool sets its own).\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
          {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
@@ -272,7 +273,15 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
             return ExitCode::from(2);
         }
     };
-    let server = match configure(builder).build() {
+    let builder = match seconds_from_env(TOOL_TIMEOUT_ENV) {
+        Ok(Some(limit)) if !limit.is_zero() => configure(builder).tool_timeout(limit),
+        Ok(_) => configure(builder),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let server = match builder.build() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: cannot start the MCP server: {e}");
@@ -330,6 +339,10 @@ fn workers_setting(flag: Option<&str>) -> Result<Option<usize>, String> {
     };
     Ok((n > 0).then_some(n))
 }
+
+/// How long a tool call may run, in seconds, for the tools that do not set
+/// their own timeout ([`ServerBuilder::tool_timeout`](crate::ServerBuilder::tool_timeout)).
+pub const TOOL_TIMEOUT_ENV: &str = "MCP_TOOL_TIMEOUT";
 
 /// The environment variable that caps the HTTP server's worker threads, like `--workers`.
 pub const WORKERS_ENV: &str = "MCP_WORKERS";

@@ -77,9 +77,28 @@ pub(crate) async fn call(
         TaskMode::Never => None,
         mode => Some(task_shared(&ctx, mode)?),
     };
+    let timeout = entry.timeout.or(ctx.server().config().tool_timeout);
     let Some(task) = task.filter(|t| t.is_task()) else {
-        let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
-        return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
+        let Some(limit) = timeout else {
+            let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
+            return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
+        };
+        // The handler's own token: fired at the deadline, before its future is dropped.
+        let cancel = ctx.cancellation().child();
+        let ctx = ctx.with_cancel(cancel.clone());
+        let run = crate::panic::run_caught(|| (entry.handler)(args, ctx));
+        tokio::pin!(run);
+        tokio::select! {
+            result = &mut run => {
+                return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
+            }
+            () = tokio::time::sleep(limit) => {
+                cancel.cancel();
+                tracing::warn!(tool = %params.name, "tool call timed out after {limit:?}");
+                let text = crate::tools::timed_out(params.name(), limit);
+                return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
+            }
+        }
     };
     let server = ctx.server().clone();
     let owner = ctx.principal().map(str::to_owned);
@@ -89,7 +108,14 @@ pub(crate) async fn call(
         Err(message) => return Err(panicked(params.name(), &message)),
     };
     let runtime = &server.inner.tasks;
-    match crate::tasks::run::start(runtime, task, owner, &caller, entry.task, params.name(), future).await? {
+    let launch = crate::tasks::run::Launch {
+        owner,
+        caller: &caller,
+        support: entry.task,
+        timeout,
+        tool: params.name(),
+    };
+    match crate::tasks::run::start(runtime, task, launch, future).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
         crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
     }

@@ -149,6 +149,17 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a tool call may run, for the tools that do not set their
+    /// own (`#[tool(timeout = "30s")]`, [`ToolEntry::timeout`](crate::ToolEntry::timeout)).
+    /// Past it the handler's cancellation token fires (so it can clean
+    /// up), its future is dropped, and the caller gets a tool error saying
+    /// it timed out; a task tool's task ends `failed`. `MCP_TOOL_TIMEOUT`
+    /// (seconds) sets it for `main!` binaries.
+    pub fn tool_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.config.tool_timeout = Some(timeout);
+        self
+    }
+
     /// Sets how tasks run: default time to live and poll interval, and the
     /// bounds on running tasks, result size and input requests.
     pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {

@@ -161,17 +161,32 @@ impl Context {
     /// sees (its own `State<T>`), while announcements and everything else stay
     /// the serving server's.
     pub(crate) fn with_state(&self, state: &super::StateMap) -> Context {
+        let mut scope = self.copy();
+        scope.state = state.clone();
+        Context::new(scope)
+    }
+
+    /// The same request, with a cancellation token of its own (a child of
+    /// the request's): a tool call past its timeout is cancelled without
+    /// cancelling the request, whose answer says it timed out.
+    pub(crate) fn with_cancel(&self, cancel: Cancellation) -> Context {
+        let mut scope = self.copy();
+        scope.cancel = cancel;
+        Context::new(scope)
+    }
+
+    fn copy(&self) -> RequestScope {
         let s = &self.scope;
         let task = std::sync::OnceLock::new();
         if let Some(shared) = s.task.get() {
             let _ = task.set(shared.clone());
         }
-        Context::new(RequestScope {
+        RequestScope {
             id: s.id.clone(),
             meta: s.meta.clone(),
             cancel: s.cancel.clone(),
             outbound: s.outbound.clone(),
-            state: state.clone(),
+            state: s.state.clone(),
             server: s.server.clone(),
             mrtr: s.mrtr.clone(),
             principal: s.principal.clone(),
@@ -180,7 +195,7 @@ impl Context {
             headers: s.headers.clone(),
             task,
             peer: s.peer,
-        })
+        }
     }
 
     /// Whether the handler runs as a task: progress and log notifications

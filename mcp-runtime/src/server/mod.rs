@@ -102,6 +102,9 @@ pub struct Config {
     pub discover_cache: CacheHint,
     /// Whether 2025-11-25 clients are served (`initialize`, sessions). Default true.
     pub legacy: bool,
+    /// How long a tool call may run unless the tool says otherwise
+    /// (`#[tool(timeout = "..")]`); `None` (the default): no limit.
+    pub tool_timeout: Option<std::time::Duration>,
 }
 
 impl Default for Config {
@@ -123,6 +126,7 @@ impl Default for Config {
                 scope: CacheScope::Public,
             },
             legacy: true,
+            tool_timeout: None,
         }
     }
 }

@@ -24,21 +24,40 @@ pub(crate) enum Started {
     Created(DetailedTask),
 }
 
+/// What a task-eligible call is: who made it, how the tool runs as a task.
+pub(crate) struct Launch<'a> {
+    /// The principal that will own the task, if any.
+    pub owner: Option<String>,
+    /// Who it is counted for (`tasks::caller_key`).
+    pub caller: &'a str,
+    /// The tool's task settings.
+    pub support: TaskSupport,
+    /// The tool's timeout, which bounds the task's run.
+    pub timeout: Option<std::time::Duration>,
+    /// The tool's name.
+    pub tool: &'a str,
+}
+
 /// Polls the handler once; if it must wait, creates the task (durably) and
 /// leaves the handler running in the background.
 pub(crate) async fn start<F>(
     runtime: &Arc<TaskRuntime>,
     shared: Arc<Shared>,
-    owner: Option<String>,
-    caller: &str,
-    support: TaskSupport,
-    tool: &str,
+    call: Launch<'_>,
     future: F,
 ) -> Result<Started, McpError>
 where
     F: Future<Output = ToolOutput> + Send + Unpin + 'static,
 {
+    let Launch {
+        owner,
+        caller,
+        support,
+        timeout,
+        tool,
+    } = call;
     let slot = runtime.reserve(caller)?;
+    let started = Instant::now();
     let mut future = CatchUnwind::new(future);
     let first = poll_fn(|cx| match Pin::new(&mut future).poll(cx) {
         Poll::Ready(out) => Poll::Ready(Some(out)),
@@ -91,9 +110,12 @@ where
         slot,
         _running: crate::telemetry::Held::new(crate::telemetry::Gauge::Tasks),
         _lease: Lease::keep(runtime.store.clone(), &record.id),
+        timeout,
     };
+    // The tool's timeout bounds the task's run (from its first poll).
+    let limit = timeout.and_then(|t| started.checked_add(t));
     tokio::spawn(tracing::Instrument::instrument(
-        runner.drive(future, record.version, deadline),
+        runner.drive(future, record.version, deadline, limit),
         span,
     ));
     Ok(Started::Created(record.summary()))
@@ -114,6 +136,8 @@ struct Runner {
     slot: Slot,
     _running: crate::telemetry::Held,
     _lease: Option<Lease>,
+    /// The tool's timeout, if any.
+    timeout: Option<std::time::Duration>,
 }
 
 /// The renewal of a running task's lease, on a store that needs one: a
@@ -155,6 +179,8 @@ enum Step {
     Flush,
     Changed,
     Expired,
+    /// The tool's timeout passed.
+    TimedOut,
     /// The server stopped and its grace is over.
     Halted,
 }
@@ -174,15 +200,15 @@ enum Stop {
 type Left = Option<(u64, usize)>;
 
 impl Runner {
-    async fn drive<F>(self, future: CatchUnwind<F>, seen: u64, deadline: Instant)
+    async fn drive<F>(self, future: CatchUnwind<F>, seen: u64, deadline: Instant, limit: Option<Instant>)
     where
         F: Future<Output = ToolOutput> + Send + Unpin + 'static,
     {
-        let left = self.run(future, seen, deadline).await;
+        let left = self.run(future, seen, deadline, limit).await;
         self.slot.ended(&self.shared.id, left);
     }
 
-    async fn run<F>(&self, mut future: CatchUnwind<F>, mut seen: u64, deadline: Instant) -> Left
+    async fn run<F>(&self, mut future: CatchUnwind<F>, mut seen: u64, deadline: Instant, limit: Option<Instant>) -> Left
     where
         F: Future<Output = ToolOutput> + Send + Unpin + 'static,
     {
@@ -190,6 +216,7 @@ impl Runner {
         let id = self.shared.id.clone();
         let mut changed = store.changed(&id, seen);
         let mut expiry = Box::pin(tokio::time::sleep_until(deadline));
+        let mut timeout = limit.map(|at| Box::pin(tokio::time::sleep_until(at)));
         let mut woken = Box::pin(self.shared.wake.notified());
         let halt = self.runtime.halt.clone();
         let mut halted = Box::pin(halt.cancelled());
@@ -208,6 +235,9 @@ impl Runner {
                 }
                 if expiry.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(Step::Expired);
+                }
+                if timeout.as_mut().is_some_and(|t| t.as_mut().poll(cx).is_ready()) {
+                    return Poll::Ready(Step::TimedOut);
                 }
                 if halted.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(Step::Halted);
@@ -234,6 +264,17 @@ impl Runner {
                 Step::Expired => {
                     tracing::debug!(task = %id, "task expired while running");
                     return None;
+                }
+                Step::TimedOut => {
+                    // The handler's token fires first; its future is dropped with the runner.
+                    self.shared.cancel.cancel();
+                    tracing::warn!(task = %id, tool = %self.tool, "task timed out");
+                    return self
+                        .finish(Err(McpError::internal(crate::tools::timed_out(
+                            &self.tool,
+                            self.timeout.unwrap_or_default(),
+                        ))))
+                        .await;
                 }
                 Step::Halted => {
                     // The handler is dropped with the runner; its token fires first.

@@ -56,6 +56,8 @@ pub struct ToolDef {
     pub task: TaskSupport,
     /// The OAuth scopes a caller needs (`#[tool(scopes(..))]`).
     pub scopes: &'static [&'static str],
+    /// How long a call may run, in milliseconds (`#[tool(timeout = "30s")]`).
+    pub timeout_ms: Option<u64>,
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -103,6 +105,8 @@ pub struct ToolEntry {
     pub(crate) task: TaskSupport,
     /// The OAuth scopes a caller needs.
     pub(crate) scopes: Vec<String>,
+    /// How long a call may run, if not the server's default.
+    pub(crate) timeout: Option<std::time::Duration>,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -127,6 +131,7 @@ impl ToolEntry {
             task: def.task,
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             constrained: validate::has_constraints(&tool.input_schema),
+            timeout: def.timeout_ms.map(std::time::Duration::from_millis),
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
@@ -180,6 +185,7 @@ impl ToolEntry {
             task: TaskSupport::NEVER,
             scopes: Vec::new(),
             constrained: validate::has_constraints(&tool.input_schema),
+            timeout: None,
             tool,
             handler,
             location: "dynamic",
@@ -206,6 +212,16 @@ impl ToolEntry {
     /// answered 403 `insufficient_scope` when it calls it.
     pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How long a call may run, instead of the server's default
+    /// ([`ServerBuilder::tool_timeout`](crate::ServerBuilder::tool_timeout)):
+    /// past it the handler's cancellation token fires, its future is
+    /// dropped and the caller gets a tool error saying so; a task tool's
+    /// task ends `failed`.
+    pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = Some(timeout);
         self
     }
 

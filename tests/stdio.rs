@@ -323,3 +323,42 @@ fn a_stdio_server_runs_on_one_thread_whatever_the_core_count() {
     assert!(child.wait().unwrap().success());
     assert_eq!(threads.as_deref(), Some("1"), "{status}");
 }
+
+/// Past `MAX_IN_FLIGHT` requests running, the server stops reading until one
+/// ends: a client sending faster than requests end is held up by the pipe.
+#[tokio::test(flavor = "current_thread")]
+async fn the_reader_waits_while_too_many_requests_run() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    const MAX: usize = mcp_runtime::transport::stdio::MAX_IN_FLIGHT;
+    let (mut to_server, server_r) = tokio::io::duplex(16 * 1024);
+    let (server_w, from_server) = tokio::io::duplex(1 << 20);
+    let server = Server::builder().build().unwrap();
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
+    let line = |id: usize| {
+        support::request(
+            id as i64,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"ms": 700}}),
+        )
+    };
+    let mut all = String::new();
+    for id in 0..MAX + 400 {
+        all.push_str(&line(id));
+        all.push('\n');
+    }
+    let started = std::time::Instant::now();
+    to_server.write_all(all.as_bytes()).await.unwrap();
+    let took = started.elapsed();
+    // The last 400 lines (more than the pipe holds) waited for the first requests to end.
+    assert!(took >= Duration::from_millis(500), "all written in {took:?}");
+    drop(to_server);
+    let mut lines = tokio::io::BufReader::new(from_server).lines();
+    let mut answered = 0;
+    while let Some(l) = lines.next_line().await.unwrap() {
+        let v: Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(v["result"]["content"][0]["text"], "slept 700 ms", "{v}");
+        answered += 1;
+    }
+    assert_eq!(answered, MAX + 400);
+    serving.await.unwrap().unwrap();
+}

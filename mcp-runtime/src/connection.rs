@@ -26,6 +26,8 @@ type Running = (Cancellation, AbortHandle, bool, u64);
 struct InFlight {
     table: Mutex<HashMap<RequestId, Running>>,
     emptied: tokio::sync::Notify,
+    /// Told when a request ends, for a reader waiting for room.
+    room: tokio::sync::Notify,
 }
 
 impl InFlight {
@@ -40,6 +42,7 @@ impl InFlight {
         if table.is_empty() {
             self.emptied.notify_one();
         }
+        self.room.notify_one();
         entry
     }
 }
@@ -58,6 +61,7 @@ impl Drop for Entry {
         let mut table = self.in_flight.table();
         if table.get(&self.id).is_some_and(|e| e.3 == self.serial) {
             table.remove(&self.id);
+            self.in_flight.room.notify_one();
         }
         if table.is_empty() {
             self.in_flight.emptied.notify_one();
@@ -223,6 +227,19 @@ impl Connection {
         let mut table = self.in_flight.table();
         let abort = tokio::spawn(task).abort_handle();
         table.insert(id, (cancel, abort, long_lived, self.serial));
+    }
+
+    /// Waits while `max` requests or more are running, so that a client
+    /// sending faster than they end is slowed by the pipe (back-pressure)
+    /// rather than filling memory.
+    pub async fn room(&self, max: usize) {
+        loop {
+            let ended = self.in_flight.room.notified();
+            if self.in_flight.table().len() < max {
+                return;
+            }
+            ended.await;
+        }
     }
 
     /// Ends the stream: closes subscription streams, then waits for every

@@ -146,7 +146,8 @@ fn usage(name: &str) -> String {
          the server is reached as besides loopback (its Host header, and a browser's Origin);\n\
          without one, a loopback bind serves loopback hosts only, and another bind any Host but\n\
          only loopback Origins. Connections: {MAX_CONNECTIONS_ENV} (default 4096) and\n\
-         {MAX_CONNECTIONS_PER_PEER_ENV} (256) cap them, answering 503; {HEADER_READ_TIMEOUT_ENV} (10),\n\
+         {MAX_CONNECTIONS_PER_PEER_ENV} (256) cap them, answering 503, and {MAX_IN_FLIGHT_ENV} (none) the requests\n\
+         being served; /healthz and /readyz answer probes; {HEADER_READ_TIMEOUT_ENV} (10),\n\
          {IDLE_TIMEOUT_ENV} (75) and {BODY_READ_TIMEOUT_ENV} (30) are seconds (0: none).\n\
          stdio serves on one thread; with --http, --workers N (or {WORKERS_ENV}=N) caps the worker\n\
          threads (default: one per core).\n\
@@ -444,6 +445,8 @@ pub const ALLOWED_HOSTS_ENV: &str = "MCP_ALLOWED_HOSTS";
 pub const MAX_CONNECTIONS_ENV: &str = "MCP_MAX_CONNECTIONS";
 /// Sets [`HttpConfig::max_connections_per_peer`](crate::transport::http::HttpConfig::max_connections_per_peer).
 pub const MAX_CONNECTIONS_PER_PEER_ENV: &str = "MCP_MAX_CONNECTIONS_PER_PEER";
+/// Sets [`HttpConfig::max_in_flight`](crate::transport::http::HttpConfig::max_in_flight).
+pub const MAX_IN_FLIGHT_ENV: &str = "MCP_MAX_IN_FLIGHT";
 /// Sets [`HttpConfig::header_read_timeout`](crate::transport::http::HttpConfig::header_read_timeout), in seconds.
 pub const HEADER_READ_TIMEOUT_ENV: &str = "MCP_HEADER_READ_TIMEOUT";
 /// Sets [`HttpConfig::idle_timeout`](crate::transport::http::HttpConfig::idle_timeout), in seconds.
@@ -531,6 +534,9 @@ fn http_config_from_env(allowed_hosts: Vec<String>) -> Result<crate::transport::
     }
     if let Some(n) = count_from_env(MAX_CONNECTIONS_PER_PEER_ENV)? {
         config.max_connections_per_peer = n;
+    }
+    if let Some(n) = count_from_env(MAX_IN_FLIGHT_ENV)? {
+        config.max_in_flight = n;
     }
     if let Some(d) = seconds_from_env(HEADER_READ_TIMEOUT_ENV)? {
         config.header_read_timeout = d;

@@ -323,6 +323,8 @@ fn connection(
                 let metadata = service.config.auth.is_some() && path.starts_with(super::auth::WELL_KNOWN_METADATA);
                 let mut response = if path == service.config.path || metadata {
                     service.serve(req, Some(peer.ip())).await
+                } else if path == HEALTHZ || path == READYZ {
+                    health(service, path == READYZ, conn.stopping.get())
                 } else {
                     status(StatusCode::NOT_FOUND)
                 };
@@ -375,4 +377,33 @@ fn connection(
             tracing::debug!(%peer, "connection ended: {e}");
         }
     });
+}
+
+/// Liveness: answered 200 while the process serves at all.
+pub const HEALTHZ: &str = "/healthz";
+/// Readiness: 200 `ready`, or 503 `stopping` (the server was asked to stop)
+/// or `shedding` (requests past `max_in_flight` are being refused).
+pub const READYZ: &str = "/readyz";
+
+/// The answer of `/healthz` (`ready` false) or `/readyz`: a small JSON
+/// object, `{"status":"..."}`, never cached.
+fn health(service: &McpService, ready: bool, stopping: bool) -> http::Response<McpBody> {
+    let (code, said) = if !ready {
+        (StatusCode::OK, "alive")
+    } else if stopping || service.server().is_shutting_down() {
+        (StatusCode::SERVICE_UNAVAILABLE, "stopping")
+    } else if service.is_shedding() {
+        (StatusCode::SERVICE_UNAVAILABLE, "shedding")
+    } else {
+        (StatusCode::OK, "ready")
+    };
+    let mut r = http::Response::new(McpBody::full(format!("{{\"status\":\"{said}\"}}")));
+    *r.status_mut() = code;
+    let headers = r.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+    r
 }

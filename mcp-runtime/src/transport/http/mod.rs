@@ -79,6 +79,13 @@ pub struct HttpConfig {
     /// or set zero and let the proxy limit its clients.
     /// `MCP_MAX_CONNECTIONS_PER_PEER` on the command line.
     pub max_connections_per_peer: usize,
+    /// At most this many requests being served at once (zero, the default:
+    /// no bound but the connections'). One more is answered at once 503
+    /// with `Retry-After: 1` and a JSON-RPC error, unread, rather than
+    /// queued; [`HttpServer`]'s `/readyz` says `shedding` meanwhile. A
+    /// request counts from its head to the start of its answer (a stream's
+    /// later events do not). `MCP_MAX_IN_FLIGHT` on the command line.
+    pub max_in_flight: usize,
     /// Interval of SSE keep-alive comments on quiet streams (default 15 s).
     pub keep_alive: Duration,
     /// The path served by [`serve`] (default `/mcp`); ignored by a mounted service.
@@ -118,6 +125,7 @@ impl Default for HttpConfig {
             idle_timeout: Duration::from_secs(75),
             max_connections: 4096,
             max_connections_per_peer: 256,
+            max_in_flight: 0,
             keep_alive: Duration::from_secs(15),
             path: "/mcp".into(),
             principal_header: None,
@@ -136,6 +144,17 @@ pub struct McpService {
     server: Server,
     config: Arc<HttpConfig>,
     sessions: Arc<SessionStore>,
+    /// Requests being served, counted when `max_in_flight` bounds them.
+    in_flight: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// A request's place among those being served; given back when dropped.
+struct Admitted(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 impl McpService {
@@ -153,6 +172,7 @@ impl McpService {
             server,
             sessions: Arc::new(SessionStore::new(config.session_idle, config.max_sessions)),
             config: Arc::new(config),
+            in_flight: Arc::default(),
         }
     }
 
@@ -174,6 +194,14 @@ impl McpService {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        // Past the bound, refused at once: a queue without end helps nobody.
+        let _admitted = match self.config.max_in_flight {
+            0 => None,
+            max => match self.admit(max) {
+                Some(admitted) => Some(admitted),
+                None => return shed(),
+            },
+        };
         let (parts, body) = request.into_parts();
         // Taken apart so that nothing holding the connection's read buffer
         // outlives the checks (a listen stream may stay open for hours).
@@ -453,6 +481,35 @@ static SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session
 /// A header's value as text (invalid UTF-8 replaced), borrowed from the map.
 fn header_text(headers: &HeaderMap, name: impl header::AsHeaderName) -> Option<Cow<'_, str>> {
     headers.get(name).map(crate::headers::text)
+}
+
+impl McpService {
+    /// Takes a place among the requests being served, if one is free.
+    fn admit(&self, max: usize) -> Option<Admitted> {
+        let before = self.in_flight.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        let admitted = Admitted(self.in_flight.clone());
+        (before < max).then_some(admitted)
+    }
+
+    /// Whether requests are being refused for want of room (`/readyz`).
+    pub(crate) fn is_shedding(&self) -> bool {
+        let max = self.config.max_in_flight;
+        max > 0 && self.in_flight.load(std::sync::atomic::Ordering::Acquire) >= max
+    }
+
+    /// The server this endpoint serves.
+    pub(crate) fn server(&self) -> &Server {
+        &self.server
+    }
+}
+
+/// 503 for a request past `max_in_flight`.
+fn shed() -> Response<McpBody> {
+    let e = crate::error::McpError::internal("Server busy: too many requests in flight; retry in a second");
+    let mut r = error_response(StatusCode::SERVICE_UNAVAILABLE, &e);
+    r.headers_mut()
+        .insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("1"));
+    r
 }
 
 fn status(code: StatusCode) -> Response<McpBody> {

@@ -13,6 +13,10 @@ use tokio::sync::mpsc;
 /// and skipped.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// Requests running at once before the reader waits (back-pressure: the
+/// client's writes then wait on the pipe).
+pub const MAX_IN_FLIGHT: usize = 1024;
+
 /// The line buffer's capacity kept between messages (64 KiB).
 const LINE_KEPT: usize = 64 * 1024;
 
@@ -67,6 +71,8 @@ where
         // pipe that is never empty): now and then the writer and the
         // requests that wait get their turn.
         tokio::task::consume_budget().await;
+        // Past this many requests running, the next line waits for one to end.
+        connection.room(MAX_IN_FLIGHT).await;
     }
     connection.finish().await;
     writer_task.await.map_err(std::io::Error::other)?

@@ -11,8 +11,7 @@ use mcp_runtime::transport::http::HttpConfig;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-use support::http::{call, post, rpc, standard_headers, start_with};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::http::{call, post, raw_exchange, rpc, standard_headers, start_with};
 
 /// Sleeps `ms`, then answers.
 #[tool]
@@ -23,17 +22,9 @@ async fn held(ms: u64) -> String {
 
 /// A GET of `path`: the status and the body.
 async fn probe(addr: SocketAddr, path: &str) -> (u16, Value) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let head = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    let mut text = String::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_string(&mut text))
-        .await
-        .expect("answered")
-        .unwrap();
-    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let (status, body) = raw_exchange(addr, head).await;
+    (status, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
 #[tokio::test]

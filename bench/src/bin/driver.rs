@@ -725,48 +725,42 @@ fn sweep_section(t: &Table) -> String {
          RSS (VmHWM) after it.\n\n",
     );
     md.push_str("| workers | metric | raw | A ours | B rmcp | A/raw | A/B |\n|---|---|---|---|---|---|---|\n");
-    for w in &workers {
-        for (metric, label) in [
-            ("sweep_stdio_rps", "stdio requests/s"),
-            ("sweep_stdio_peak_rss_kib", "stdio peak RSS KiB"),
-            ("sweep_cold_start_ms", "cold start ms"),
-        ] {
-            let a = med(t, metric, "ours", w);
-            writeln!(
-                md,
-                "| {w} | {label} | {} | {} | {} | {} | {} |",
-                cell(t, metric, "raw", w),
-                cell(t, metric, "ours", w),
-                cell(t, metric, "rmcp", w),
-                fmt_ratio(ratio(a, med(t, metric, "raw", w))),
-                fmt_ratio(ratio(a, med(t, metric, "rmcp", w))),
-            )
-            .unwrap();
-        }
-    }
+    let stdio = [
+        ("sweep_stdio_rps", "stdio requests/s"),
+        ("sweep_stdio_peak_rss_kib", "stdio peak RSS KiB"),
+        ("sweep_cold_start_ms", "cold start ms"),
+    ];
+    sweep_rows(&mut md, t, &workers, "raw", &stdio);
     md.push_str(
         "\n| workers | HTTP, 64 conns | C ceiling | A ours | B rmcp | A/C | A/B |\n|---|---|---|---|---|---|---|\n",
     );
-    for w in &workers {
-        for (metric, label) in [
-            ("sweep_http_rps", "requests/s"),
-            ("sweep_http_peak_rss_kib", "peak RSS KiB"),
-        ] {
+    let http = [
+        ("sweep_http_rps", "requests/s"),
+        ("sweep_http_peak_rss_kib", "peak RSS KiB"),
+    ];
+    sweep_rows(&mut md, t, &workers, "ceiling", &http);
+    md.push('\n');
+    md
+}
+
+/// One row per worker count and metric: `floor`, ours and rmcp, and ours
+/// against each.
+fn sweep_rows(md: &mut String, t: &Table, workers: &[String], floor: &str, metrics: &[(&str, &str)]) {
+    for w in workers {
+        for (metric, label) in metrics {
             let a = med(t, metric, "ours", w);
             writeln!(
                 md,
                 "| {w} | {label} | {} | {} | {} | {} | {} |",
-                cell(t, metric, "ceiling", w),
+                cell(t, metric, floor, w),
                 cell(t, metric, "ours", w),
                 cell(t, metric, "rmcp", w),
-                fmt_ratio(ratio(a, med(t, metric, "ceiling", w))),
+                fmt_ratio(ratio(a, med(t, metric, floor, w))),
                 fmt_ratio(ratio(a, med(t, metric, "rmcp", w))),
             )
             .unwrap();
         }
     }
-    md.push('\n');
-    md
 }
 
 /// A target of the sweep: ours over `base` for `metric` at every worker

@@ -1,7 +1,10 @@
-//! Tool timeouts: `#[tool(timeout = "..")]` and the server's default stop a
-//! call that runs too long; the handler's cancellation token fires before
-//! its future is dropped, the caller gets a tool error saying so, and the
-//! stream goes on. (A task tool's timeout: `tests/tasks.rs`.)
+//! Tool timeouts and concurrency bounds. `#[tool(timeout = "..")]` and the
+//! server's default stop a call that runs too long; the handler's
+//! cancellation token fires before its future is dropped, the caller gets a
+//! tool error saying so, and the stream goes on. (A task tool's timeout:
+//! `tests/tasks.rs`.) `#[tool(max_concurrency = N)]`: one call more waits
+//! for a place at most the server's `busy_wait`, then is told the tool is
+//! busy.
 
 mod support;
 
@@ -80,5 +83,56 @@ async fn the_servers_default_applies_to_tools_without_their_own() {
         .call(3, "tools/call", json!({"name": "patient", "arguments": {"ms": 400}}))
         .await;
     assert_eq!(text(&v), "waited 400 ms", "{v}");
+    c.close().await.unwrap();
+}
+
+/// Holds one of four places for `ms`.
+#[tool(max_concurrency = 4)]
+async fn scarce(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("held a place {ms} ms")
+}
+
+#[tokio::test]
+async fn a_fifth_call_waits_for_a_place_then_is_told_the_tool_is_busy() {
+    let server = Server::builder().busy_wait(Duration::from_millis(200)).build().unwrap();
+    let mut c = StdioClient::start(server);
+    for id in 1..=5 {
+        c.send(id, "tools/call", json!({"name": "scarce", "arguments": {"ms": 800}}))
+            .await;
+    }
+    // The fifth waited 200 ms for a place and gave up, before any of the four ended.
+    let first = c.recv().await;
+    assert_eq!(first["id"], 5, "{first}");
+    assert_eq!(first["result"]["isError"], true);
+    assert_eq!(
+        text(&first),
+        "Tool `scarce` is busy: it runs a limited number of calls at once, and none ended within 200ms; retry shortly"
+    );
+    for _ in 1..=4 {
+        let v = c.recv().await;
+        assert_eq!(text(&v), "held a place 800 ms", "{v}");
+    }
+    c.close().await.unwrap();
+
+    // With a longer wait, the fifth runs once a place is free.
+    let server = Server::builder().busy_wait(Duration::from_secs(3)).build().unwrap();
+    let mut c = StdioClient::start(server);
+    let started = Instant::now();
+    for id in 1..=5 {
+        c.send(id, "tools/call", json!({"name": "scarce", "arguments": {"ms": 300}}))
+            .await;
+    }
+    let mut last = json!(null);
+    for _ in 1..=5 {
+        last = c.recv().await;
+        assert_eq!(text(&last), "held a place 300 ms", "{last}");
+    }
+    assert_eq!(last["id"], 5);
+    assert!(
+        started.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        started.elapsed()
+    );
     c.close().await.unwrap();
 }

@@ -35,6 +35,8 @@ pub struct ToolAttr {
     pub blocking: Option<WithSpan<bool>>,
     /// `timeout = "30s"`: how long a call may run, in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// `max_concurrency = N`: calls running at once, at most.
+    pub max_concurrency: Option<u64>,
 }
 
 /// How a tool runs as a task.
@@ -88,7 +90,7 @@ pub struct ParsedPrompt {
 }
 
 const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout";
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout, max_concurrency";
 const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes";
 const PROMPT_KEYS: &str = "name, title, description, scopes";
 
@@ -202,6 +204,7 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "task" => out.task = Some(task(cx, meta)?),
             "scopes" => out.scopes = scopes(meta)?,
             "timeout" => out.timeout_ms = duration_ms(cx, meta)?,
+            "max_concurrency" => out.max_concurrency = Some(positive(meta)?),
             "blocking" => {
                 out.blocking = Some(WithSpan {
                     value: flag(meta)?,

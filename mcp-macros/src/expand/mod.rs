@@ -118,6 +118,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
         })
         .collect();
     let timeout = opt_u64(tool.attr.timeout_ms);
+    let max_concurrency = opt_u64(tool.attr.max_concurrency);
     let task = match &tool.attr.task {
         None => quote!(::mcp_runtime::__private::TaskSupport::NEVER),
         Some(t) => {
@@ -218,6 +219,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 task: #task,
                 scopes: &[#(#scopes),*],
                 timeout_ms: #timeout,
+                max_concurrency: #max_concurrency,
                 location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
             };
 

@@ -78,7 +78,27 @@ pub(crate) async fn call(
         mode => Some(task_shared(&ctx, mode)?),
     };
     let timeout = entry.timeout.or(ctx.server().config().tool_timeout);
+    // A tool bounded in calls at once: a place, or a busy answer after the wait.
+    let place = match &entry.concurrency {
+        None => None,
+        Some(places) => {
+            let wait = ctx.server().config().busy_wait;
+            match tokio::time::timeout(wait, places.clone().acquire_owned()).await {
+                Ok(Ok(place)) => Some(place),
+                _ => {
+                    let text = format!(
+                        "Tool `{}` is busy: it runs a limited number of calls at once, and none ended within {wait:?}; \
+                         retry shortly",
+                        params.name
+                    );
+                    return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
+                }
+            }
+        }
+    };
     let Some(task) = task.filter(|t| t.is_task()) else {
+        // Held until the call ends.
+        let _place = place;
         let Some(limit) = timeout else {
             let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
             return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
@@ -114,6 +134,7 @@ pub(crate) async fn call(
         support: entry.task,
         timeout,
         tool: params.name(),
+        place,
     };
     match crate::tasks::run::start(runtime, task, launch, future).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),

@@ -160,6 +160,13 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a call to a tool at its `max_concurrency` waits for a place
+    /// before it is told the tool is busy (default 5 s).
+    pub fn busy_wait(mut self, wait: std::time::Duration) -> Self {
+        self.config.busy_wait = wait;
+        self
+    }
+
     /// Sets how tasks run: default time to live and poll interval, and the
     /// bounds on running tasks, result size and input requests.
     pub fn tasks(mut self, config: crate::tasks::TaskConfig) -> Self {

@@ -105,6 +105,9 @@ pub struct Config {
     /// How long a tool call may run unless the tool says otherwise
     /// (`#[tool(timeout = "..")]`); `None` (the default): no limit.
     pub tool_timeout: Option<std::time::Duration>,
+    /// How long a call to a tool at its `max_concurrency` waits for a place
+    /// before it is told the tool is busy (default 5 s).
+    pub busy_wait: std::time::Duration,
 }
 
 impl Default for Config {
@@ -127,6 +130,7 @@ impl Default for Config {
             },
             legacy: true,
             tool_timeout: None,
+            busy_wait: std::time::Duration::from_secs(5),
         }
     }
 }

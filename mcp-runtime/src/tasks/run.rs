@@ -36,6 +36,9 @@ pub(crate) struct Launch<'a> {
     pub timeout: Option<std::time::Duration>,
     /// The tool's name.
     pub tool: &'a str,
+    /// The call's place among the tool's calls at once, if they are bounded:
+    /// a task holds it until it ends.
+    pub place: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// Polls the handler once; if it must wait, creates the task (durably) and
@@ -55,6 +58,7 @@ where
         support,
         timeout,
         tool,
+        place,
     } = call;
     let slot = runtime.reserve(caller)?;
     let started = Instant::now();
@@ -111,6 +115,7 @@ where
         _running: crate::telemetry::Held::new(crate::telemetry::Gauge::Tasks),
         _lease: Lease::keep(runtime.store.clone(), &record.id),
         timeout,
+        _place: place,
     };
     // The tool's timeout bounds the task's run (from its first poll).
     let limit = timeout.and_then(|t| started.checked_add(t));
@@ -138,6 +143,7 @@ struct Runner {
     _lease: Option<Lease>,
     /// The tool's timeout, if any.
     timeout: Option<std::time::Duration>,
+    _place: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// The renewal of a running task's lease, on a store that needs one: a

@@ -58,6 +58,8 @@ pub struct ToolDef {
     pub scopes: &'static [&'static str],
     /// How long a call may run, in milliseconds (`#[tool(timeout = "30s")]`).
     pub timeout_ms: Option<u64>,
+    /// Calls running at once, at most (`#[tool(max_concurrency = 4)]`).
+    pub max_concurrency: Option<u64>,
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -107,6 +109,8 @@ pub struct ToolEntry {
     pub(crate) scopes: Vec<String>,
     /// How long a call may run, if not the server's default.
     pub(crate) timeout: Option<std::time::Duration>,
+    /// The places of the calls running at once, when they are bounded.
+    pub(crate) concurrency: Option<Arc<tokio::sync::Semaphore>>,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -132,6 +136,7 @@ impl ToolEntry {
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             constrained: validate::has_constraints(&tool.input_schema),
             timeout: def.timeout_ms.map(std::time::Duration::from_millis),
+            concurrency: def.max_concurrency.map(places),
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
@@ -186,6 +191,7 @@ impl ToolEntry {
             scopes: Vec::new(),
             constrained: validate::has_constraints(&tool.input_schema),
             timeout: None,
+            concurrency: None,
             tool,
             handler,
             location: "dynamic",
@@ -225,6 +231,15 @@ impl ToolEntry {
         self
     }
 
+    /// At most `n` calls of the tool run at once (one that holds a scarce
+    /// connection, say): one more waits (without holding a thread) at most
+    /// [`Config::busy_wait`](crate::Config::busy_wait), then gets a tool error
+    /// saying the tool is busy. A task holds its place until it ends.
+    pub fn max_concurrency(mut self, n: u64) -> Self {
+        self.concurrency = Some(places(n));
+        self
+    }
+
     /// The wire definition.
     pub fn tool(&self) -> &Tool {
         &self.tool
@@ -236,4 +251,12 @@ impl ToolEntry {
 pub trait RegisteredTool {
     /// The tool's static descriptor.
     const DEF: &'static ToolDef;
+}
+
+/// A semaphore of `n` places (at least one, at most what tokio allows).
+fn places(n: u64) -> Arc<tokio::sync::Semaphore> {
+    let n = usize::try_from(n)
+        .unwrap_or(usize::MAX)
+        .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+    Arc::new(tokio::sync::Semaphore::new(n))
 }

@@ -15,15 +15,15 @@ use tokio::sync::Notify;
 #[derive(Debug, Clone, Default)]
 pub struct Cancellation {
     inner: Arc<CancelInner>,
-    /// The tokens this one was made from ([`Cancellation::child`]): it is
-    /// cancelled when any of them is.
-    parents: Option<Arc<[Arc<CancelInner>]>>,
 }
 
 #[derive(Debug, Default)]
 struct CancelInner {
     cancelled: AtomicBool,
     notify: Notify,
+    /// The tokens this one was made from ([`Cancellation::child`]): it is
+    /// cancelled when any of them is.
+    parents: Vec<Arc<CancelInner>>,
 }
 
 impl Cancellation {
@@ -35,16 +35,18 @@ impl Cancellation {
     /// A token cancelled when this one is, or by itself (a tool call past
     /// its timeout), without cancelling this one.
     pub(crate) fn child(&self) -> Cancellation {
-        let mut parents: Vec<Arc<CancelInner>> = self.parents().to_vec();
+        let mut parents = self.inner.parents.clone();
         parents.push(self.inner.clone());
         Cancellation {
-            inner: Arc::default(),
-            parents: Some(parents.into()),
+            inner: Arc::new(CancelInner {
+                parents,
+                ..CancelInner::default()
+            }),
         }
     }
 
     fn parents(&self) -> &[Arc<CancelInner>] {
-        self.parents.as_deref().unwrap_or_default()
+        &self.inner.parents
     }
 
     /// Marks the request cancelled and wakes every waiter.
@@ -60,7 +62,7 @@ impl Cancellation {
 
     /// Completes when the request is cancelled.
     pub async fn cancelled(&self) {
-        if self.parents.is_none() {
+        if self.inner.parents.is_empty() {
             loop {
                 let notified = self.inner.notify.notified();
                 if self.is_cancelled() {

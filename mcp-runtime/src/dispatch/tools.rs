@@ -100,8 +100,10 @@ pub(crate) async fn call(
         // Held until the call ends.
         let _place = place;
         let Some(limit) = timeout else {
-            let result = crate::panic::run_caught(|| (entry.handler)(args, ctx)).await;
-            return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
+            return ran(
+                params.name(),
+                crate::panic::run_caught(|| (entry.handler)(args, ctx)).await,
+            );
         };
         // The handler's own token: fired at the deadline, before its future is dropped.
         let cancel = ctx.cancellation().child();
@@ -110,7 +112,7 @@ pub(crate) async fn call(
         tokio::pin!(run);
         tokio::select! {
             result = &mut run => {
-                return complete(result.unwrap_or_else(|message| Err(panicked(params.name(), &message))));
+                return ran(params.name(), result);
             }
             () = tokio::time::sleep(limit) => {
                 cancel.cancel();
@@ -140,6 +142,14 @@ pub(crate) async fn call(
         crate::tasks::run::Started::Ready(result) => complete(result),
         crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
     }
+}
+
+/// How a handler run with its panic caught ended: a panic is -32603.
+fn ran(
+    tool: &str,
+    result: Result<Result<Outcome<CallToolResult>, McpError>, String>,
+) -> Result<Outcome<ToolReply>, McpError> {
+    complete(result.unwrap_or_else(|message| Err(panicked(tool, &message))))
 }
 
 fn complete(result: Result<Outcome<CallToolResult>, McpError>) -> Result<Outcome<ToolReply>, McpError> {

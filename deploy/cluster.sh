@@ -9,6 +9,7 @@
 #   bash deploy/cluster.sh start I         start replica I again
 #   bash deploy/cluster.sh kill I          kill -9 replica I
 #   bash deploy/cluster.sh redis-restart   stop Redis and start it again (its data is lost)
+#   bash deploy/cluster.sh redis-stop      stop Redis (redis-start starts it again)
 #   bash deploy/cluster.sh neighbours EXAMPLE N
 #                                          start N replicas of another example server on
 #                                          the same Redis (its own namespace; no nginx)
@@ -19,7 +20,9 @@
 # Environment: MCP_DEPLOY_DIR (state, logs; default /tmp/mcp-deploy),
 # MCP_DEPLOY_EXAMPLE (default everything), MCP_DEPLOY_PROFILE (debug or
 # release; default debug), MCP_DEPLOY_BASE_PORT (default 28400: nginx on it,
-# Redis on +1, replica I on +10+I, neighbour I on +50+I).
+# Redis on +1, replica I on +10+I, neighbour I on +50+I). A replica started
+# by `up` or `start` inherits the other MCP_* variables of the environment
+# (MCP_RATE_LIMIT, MCP_PRINCIPAL_HEADER...).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -209,6 +212,8 @@ case "$cmd" in
     kill) stop_replica "${1:?replica}" KILL ;;
     start) start_replica "${1:?replica}" ;;
     redis-restart) stop_redis; start_redis ;;
+    redis-stop) stop_redis ;;
+    redis-start) start_redis ;;
     neighbours) neighbours "$@" ;;
     neighbours-down) stop_neighbours ;;
     ports)
@@ -217,5 +222,5 @@ case "$cmd" in
         for ((i = 1; i <= $(count); i++)); do echo "REPLICA_${i}_PORT=$(replica_port "$i")"; done
         for ((i = 1; i <= $(neighbours_count); i++)); do echo "NEIGHBOUR_${i}_PORT=$(neighbour_port "$i")"; done
         ;;
-    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

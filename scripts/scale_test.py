@@ -498,9 +498,119 @@ def forged_task_event():
     return f"3 forged task events ignored; the real cancellation heard ({heard})"
 
 
+def cluster_env(env, *args):
+    """cluster.sh with more environment: a replica it starts inherits it."""
+    out = subprocess.run(CLUSTER + list(args), capture_output=True, text=True, timeout=120,
+                         env={**os.environ, **env})
+    if out.returncode != 0:
+        raise RuntimeError(f"cluster.sh {' '.join(args)}: {out.stderr.strip()}")
+
+
+def restart_replicas(env):
+    for i in range(1, len(REPLICAS) + 1):
+        cluster("stop", str(i))
+        cluster_env(env, "start", str(i))
+
+
+def call_as(principal, timeout=10):
+    """One tools/call through nginx as `principal`: the HTTP status."""
+    body = json.dumps({"jsonrpc": "2.0", "id": next(_ids), "method": "tools/call",
+                       "params": {"name": "test_simple_text", "arguments": {}, "_meta": meta({})}})
+    conn = http.client.HTTPConnection("127.0.0.1", NGINX, timeout=timeout)
+    try:
+        conn.request("POST", "/mcp", body, headers("tools/call", "test_simple_text", {"X-Principal": principal}))
+        r = conn.getresponse()
+        text = r.read()
+        if r.status == 429:
+            msg = json.loads(text)
+            assert msg["error"]["data"]["retryAfterMs"] > 0, msg
+            assert int(r.getheader("Retry-After")) >= 1, r.getheaders()
+        return r.status
+    finally:
+        conn.close()
+
+
+def offer(principal, per_second, seconds, statuses, threads=6):
+    """Sends `per_second` calls a second as `principal` for `seconds`, on a schedule
+    (each of `threads` threads sends its share at fixed times); returns the elapsed time."""
+    interval = threads / per_second
+    start = time.perf_counter() + 0.1
+    lock = threading.Lock()
+
+    def run(k):
+        n = 0
+        while True:
+            at = start + k * interval / threads + n * interval
+            if at >= start + seconds:
+                return
+            delay = at - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            try:
+                status = call_as(principal)
+            except Exception as e:  # noqa: BLE001 - a failed request is a result here
+                status = f"{type(e).__name__}"
+            with lock:
+                statuses.append(status)
+            n += 1
+
+    pool = [threading.Thread(target=run, args=(k,)) for k in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join(seconds + 60)
+    return time.perf_counter() - start
+
+
+def shared_rate_limit():
+    """R calls/s per principal shared by 3 replicas through Redis: 3R/s offered admits R/s, 429 for
+    the rest, another principal unaffected; Redis stopped: each replica limits alone, all keep serving."""
+    rate, seconds = 10, 20
+    env = {"MCP_RATE_LIMIT": f"{rate}/s burst 5", "MCP_PRINCIPAL_HEADER": "x-principal"}
+    restart_replicas(env)
+    try:
+        alice, bob = [], []
+        other = threading.Thread(target=offer, args=("bob", rate / 2, seconds, bob, 2))
+        other.start()
+        took = offer("alice", 3 * rate, seconds, alice)
+        other.join(seconds + 60)
+        admitted = alice.count(200)
+        refused = alice.count(429)
+        wrong = [s for s in alice + bob if s not in (200, 429)]
+        assert not wrong, f"answers other than 200 and 429: {wrong[:10]}"
+        admitted_rate = admitted / took
+        assert abs(admitted_rate - rate) <= 0.1 * rate, \
+            f"admitted {admitted} of {len(alice)} in {took:.1f} s: {admitted_rate:.2f}/s, limit {rate}/s"
+        assert refused == len(alice) - admitted
+        assert bob.count(200) == len(bob), f"bob was limited: {bob.count(429)} of {len(bob)} refused"
+        shared = (f"offered {len(alice) / took:.1f}/s as alice for {took:.1f} s: admitted {admitted} "
+                  f"({admitted_rate:.2f}/s against {rate}/s), {refused} answered 429; bob {len(bob)}/{len(bob)} admitted")
+
+        cluster("redis-stop")
+        try:
+            alone = []
+            took = offer("alice", 3 * rate, 5, alone)
+            wrong = [s for s in alone if s not in (200, 429)]
+            assert not wrong, f"without Redis, answers other than 200 and 429: {wrong[:10]}"
+            alone_rate = alone.count(200) / took
+            assert alone_rate > 1.5 * rate, f"without Redis {alone_rate:.1f}/s admitted: not per replica"
+            said = 0
+            for i in range(1, len(REPLICAS) + 1):
+                with open(os.path.join(RUN_DIR, f"replica{i}.log")) as log:
+                    said += sum("each replica now limits on its own" in line for line in log)
+            assert 1 <= said <= len(REPLICAS), f"the fallback was logged {said} times"
+        finally:
+            cluster("redis-start")
+        degraded = (f"Redis stopped: {alone.count(200)} of {len(alone)} admitted in {took:.1f} s "
+                    f"({alone_rate:.1f}/s, per replica), no other answer; said once per replica ({said} lines)")
+    finally:
+        restart_replicas({})
+    return f"{shared}. {degraded}"
+
+
 SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
              replica_and_redis_loss, legacy_session_through_nginx, two_servers_one_redis,
-             blocking_task_keeps_its_lease, forged_task_event]
+             blocking_task_keeps_its_lease, forged_task_event, shared_rate_limit]
 
 
 def percentiles(values):

@@ -51,9 +51,14 @@ fn script() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> String {
+    run_with(args, &[])
+}
+
+fn run_with(args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("bash")
         .arg(script())
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("cannot run scripts/auth-server.sh: {e}"));
     assert!(
@@ -64,26 +69,43 @@ fn run(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+/// Whether npm is there to install the authorization server; `false`
+/// (loudly) outside CI, a failure in CI.
+fn npm_found() -> bool {
+    let npm = Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !npm {
+        let required = std::env::var_os("CI").is_some() || std::env::var_os("MCP_REQUIRE_AUTH_TESTS").is_some();
+        assert!(
+            !required,
+            "npm is needed to install the authorization server (oidc-provider)"
+        );
+        eprintln!("\n*** SKIPPED: the authorization-server tests need npm (to install oidc-provider) ***\n");
+    }
+    npm
+}
+
 impl AuthServer {
     /// Starts it, or `None` (loudly) where npm is missing outside CI.
     fn start() -> Option<AuthServer> {
-        let npm = Command::new("npm")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !npm {
-            let required = std::env::var_os("CI").is_some() || std::env::var_os("MCP_REQUIRE_AUTH_TESTS").is_some();
-            assert!(
-                !required,
-                "npm is needed to install the authorization server (oidc-provider)"
-            );
-            eprintln!("\n*** SKIPPED: the authorization-server tests need npm (to install oidc-provider) ***\n");
+        Self::start_as("main", None)
+    }
+
+    /// Starts one of this test's servers (`tag` names its state), on `port`
+    /// when given.
+    fn start_as(tag: &str, port: Option<u16>) -> Option<AuthServer> {
+        if !npm_found() {
             return None;
         }
-        let dir = std::env::temp_dir().join(format!("mcp-auth-test-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("mcp-auth-test-{}-{tag}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let dir_text = dir.to_string_lossy().into_owned();
-        let issuer = run(&["up", &dir_text]);
+        let issuer = match port {
+            Some(port) => run_with(&["up", &dir_text], &[("MCP_AUTH_PORT", &port.to_string())]),
+            None => run(&["up", &dir_text]),
+        };
         Some(AuthServer { dir, issuer })
     }
 
@@ -384,4 +406,91 @@ fn kid(token: &str) -> String {
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+async fn get(url: &str) -> (u16, String) {
+    match reqwest::get(url).await {
+        Ok(r) => (r.status().as_u16(), r.text().await.unwrap_or_default()),
+        Err(_) => (0, String::new()),
+    }
+}
+
+async fn list_status(url: &str, token: &str) -> u16 {
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
+    reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .json(&body)
+        .send()
+        .await
+        .map(|r| r.status().as_u16())
+        .unwrap_or(0)
+}
+
+/// An authorization server that is down when a `main!` binary starts does
+/// not stop it: it serves, `/readyz` names what it waits for, protected
+/// requests get 503, and it retries until the server is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_binary_started_before_its_authorization_server_waits_for_it() {
+    if !npm_found() {
+        return;
+    }
+    // Installed first, so that the wait below is the server's start only.
+    run(&["install"]);
+    let (as_port, port) = (free_port(), free_port());
+    let issuer = format!("http://127.0.0.1:{as_port}");
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let _server = support::Killed(
+        Command::new(support::example_binary("everything"))
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("MCP_AUTH_ISSUER", &issuer)
+            .env("MCP_AUTH_RESOURCE", &resource)
+            .env_remove("MCP_REDIS_URL")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the example starts"),
+    );
+    let started = std::time::Instant::now();
+    while get(&format!("{base}/healthz")).await.0 != 200 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the binary does not serve");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = get(&format!("{base}/readyz")).await;
+    assert_eq!(status, 503, "{body}");
+    let said: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        said,
+        json!({"status": "waiting", "for": [format!("authorization server {issuer}")]})
+    );
+    assert_eq!(
+        list_status(&resource, "any-token").await,
+        503,
+        "a protected request while it waits"
+    );
+
+    let auth = AuthServer::start_as("late", Some(as_port)).expect("npm was found");
+    assert_eq!(auth.issuer, issuer);
+    let up = std::time::Instant::now();
+    loop {
+        let (status, body) = get(&format!("{base}/readyz")).await;
+        if status == 200 {
+            assert_eq!(body, r#"{"status":"ready"}"#);
+            break;
+        }
+        assert!(up.elapsed() < Duration::from_secs(45), "still not ready: {body}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let token = auth.token("mcp-client", &resource, "tickets:read").await;
+    assert_eq!(
+        list_status(&resource, &token).await,
+        200,
+        "served once the server was reached"
+    );
+    assert_eq!(list_status(&resource, "forged").await, 401);
 }

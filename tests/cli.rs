@@ -9,10 +9,15 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn run(args: &[&str], stdin: &str) -> Output {
+    run_with(args, stdin, &[])
+}
+
+fn run_with(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let exe = support::example_binary("everything");
     let mut child = Command::new(exe)
         .args(args)
         .env_remove("MCP_REDIS_URL")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -196,4 +201,45 @@ fn workers_cap_the_http_threads() {
         .expect("a thread count");
     // The main thread, two workers, and at most a blocking-pool thread or two.
     assert!((3..=5).contains(&threads), "{threads} threads\n{said}{status}");
+}
+
+/// `MCP_RATE_LIMIT` limits a binary's callers (here the one stdio client);
+/// a value that is not a rate stops it with status 2, saying why.
+#[test]
+fn the_rate_limit_comes_from_the_environment() {
+    let out = run_with(&["--stdio"], "", &[("MCP_RATE_LIMIT", "fast")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("MCP_RATE_LIMIT: invalid rate \"fast\""),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let greet = serde_json::json!({"name": "greet", "arguments": {"name": "Ada"}});
+    let calls = format!(
+        "{}\n{}\n",
+        support::request(1, "tools/call", greet.clone()),
+        support::request(2, "tools/call", greet)
+    );
+    let out = run_with(&["--stdio"], &calls, &[("MCP_RATE_LIMIT", "1/min")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let answers: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
+        .collect();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    let (first, second) = if answers[0]["id"] == 1 {
+        (&answers[0], &answers[1])
+    } else {
+        (&answers[1], &answers[0])
+    };
+    assert!(first["result"].is_object(), "{first}");
+    support::validate_emitted(second, Some("tools/call"));
+    assert_eq!(second["error"]["code"], -32603, "{second}");
+    assert!(
+        second["error"]["data"]["retryAfterMs"]
+            .as_u64()
+            .is_some_and(|ms| ms > 50_000),
+        "{second}"
+    );
 }

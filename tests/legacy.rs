@@ -560,3 +560,50 @@ async fn a_session_belongs_to_the_principal_header_that_opened_it() {
     let still = http(addr, "POST", &[JSON, ACCEPT, alice, ("mcp-session-id", &id)], &ping).await;
     assert_eq!(still.status, 200, "alice's session is still hers");
 }
+
+/// One caller opening sessions in a loop ends only its own: past its bound,
+/// its own longest idle session makes room, never another caller's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_opening_sessions_in_a_loop_ends_only_its_own() {
+    let addr = start(HttpConfig {
+        principal_header: Some("x-user".into()),
+        max_sessions: 50,
+        max_sessions_per_caller: 5,
+        ..HttpConfig::default()
+    })
+    .await;
+    let open = |user: &'static str| async move {
+        let r = http(
+            addr,
+            "POST",
+            &[JSON, ACCEPT, ("x-user", user)],
+            &init_request(1, "2025-11-25"),
+        )
+        .await;
+        assert_eq!(r.status, 200);
+        r.header("mcp-session-id").expect("a session id").to_owned()
+    };
+    let ping = |user: &'static str, id: String| async move {
+        http(
+            addr,
+            "POST",
+            &[JSON, ACCEPT, ("x-user", user), ("mcp-session-id", &id)],
+            &legacy(2, "ping", json!({})),
+        )
+        .await
+        .status
+    };
+    let alice = open("alice").await;
+    let first = open("mallory").await;
+    let mut last = String::new();
+    for _ in 0..120 {
+        last = open("mallory").await;
+    }
+    assert_eq!(
+        ping("alice", alice).await,
+        200,
+        "alice's session outlived mallory's 121 initializes"
+    );
+    assert_eq!(ping("mallory", first).await, 404, "mallory's oldest made room");
+    assert_eq!(ping("mallory", last).await, 200, "mallory's newest is served");
+}

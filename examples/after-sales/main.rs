@@ -17,9 +17,9 @@
 //! so refunds) `tickets:write`; a token without them does not see those
 //! tools and is refused (403) if it calls them.
 
+mod audit;
 mod desk;
 mod export;
-mod limits;
 
 use desk::{Desk, Order, Stage, Ticket};
 use mcp_runtime::prelude::*;
@@ -158,7 +158,8 @@ fn reply(
 }
 
 mcp_runtime::main!(|server| server
-    .middleware(limits::Audit)
-    .middleware(limits::RateLimit::new(60, std::time::Duration::from_secs(60)))
+    .middleware(audit::Audit)
+    // Each caller (token subject, else address): 60 calls a minute, 429 past it.
+    .rate_limit(mcp_runtime::Rate::per_minute(60))
     .state(Desk::with_sample_data())
     .instructions("An after-sales desk: quote refunds, open and look up return tickets."));

@@ -56,8 +56,13 @@ fn run<M>(
 /// Attribute keys: `name`, `title`, `description` (strings); the hints
 /// `read_only`, `destructive`, `idempotent`, `open_world` (a flag or
 /// `= bool`); `keep_defs` (keep `$defs`/`$ref` in the schemas instead of
-/// inlining). See the `mcp-runtime` documentation for parameters,
-/// extractors and return types.
+/// inlining); `visible_if = path::to_fn` (a `fn(&Viewer<'_>) -> bool`
+/// asked per request: a caller it says no to is not shown the tool, and
+/// its call is answered as one of an unknown tool); the guardrails
+/// `timeout = "30s"`, `max_concurrency = 4` and `rate_limit = "10/s"`
+/// (`N/s`, `N/min`, `N/h`, `N/<ms>ms`, optionally `burst B`: calls per
+/// caller, checked at compile time). See the `mcp-runtime`
+/// documentation for parameters, extractors and return types.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     run(
@@ -87,7 +92,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Keys: `uri` or `uri_template`, `name` (default: the function's name),
 /// `title`, `description` (default: the doc comment), `mime_type`, `ttl_ms`
-/// (default 0) and `cache_scope` (`"public"` or `"private"`, the default).
+/// (default 0) and `cache_scope` (`"public"` or `"private"`, the default),
+/// `visible_if = path::to_fn` (as for `#[tool]`).
 /// Template variables bind to parameters by name; `#[complete(with = f)]`
 /// on a parameter completes it.
 #[proc_macro_attribute]
@@ -110,6 +116,9 @@ pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///           code: String,
 ///           #[complete(with = languages)] language: Option<String>) -> Vec<PromptMessage> { ... }
 /// ```
+///
+/// Keys: `name`, `title`, `description`, `scopes(..)`, `visible_if =
+/// path::to_fn` (as for `#[tool]`).
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     run(

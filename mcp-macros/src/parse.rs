@@ -37,6 +37,11 @@ pub struct ToolAttr {
     pub timeout_ms: Option<u64>,
     /// `max_concurrency = N`: calls running at once, at most.
     pub max_concurrency: Option<u64>,
+    /// `rate_limit = "10/s burst 20"`: calls per caller (count, period in
+    /// milliseconds, burst).
+    pub rate_limit: Option<(u32, u64, u32)>,
+    /// `visible_if = path::to_fn`: who is shown the tool.
+    pub visible_if: Option<syn::Path>,
 }
 
 /// How a tool runs as a task.
@@ -65,6 +70,7 @@ pub struct ResourceAttr {
     pub ttl_ms: Option<u64>,
     pub cache_scope: Option<WithSpan<String>>,
     pub scopes: Vec<WithSpan<String>>,
+    pub visible_if: Option<syn::Path>,
 }
 
 /// The parsed input of `#[resource]`.
@@ -81,6 +87,7 @@ pub struct PromptAttr {
     pub title: Option<String>,
     pub description: Option<String>,
     pub scopes: Vec<WithSpan<String>>,
+    pub visible_if: Option<syn::Path>,
 }
 
 /// The parsed input of `#[prompt]`.
@@ -90,9 +97,10 @@ pub struct ParsedPrompt {
 }
 
 const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout, max_concurrency";
-const RESOURCE_KEYS: &str = "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes";
-const PROMPT_KEYS: &str = "name, title, description, scopes";
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout, max_concurrency, rate_limit, visible_if";
+const RESOURCE_KEYS: &str =
+    "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes, visible_if";
+const PROMPT_KEYS: &str = "name, title, description, scopes, visible_if";
 
 /// `scopes("a", "b")`: string literals, with their spans.
 fn scopes(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<WithSpan<String>>> {
@@ -106,6 +114,18 @@ fn scopes(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<WithSpan<String>>> {
             span: lit.span(),
         })
         .collect())
+}
+
+/// `visible_if = path::to_fn`: the path of a predicate function (its
+/// signature is the compiler's to check, at the path).
+fn predicate(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
+    match meta.value()?.parse::<syn::Expr>()? {
+        syn::Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => Ok(p.path),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "visible_if takes the path of a function `fn(&Viewer<'_>) -> bool`, like `visible_if = staff_only`",
+        )),
+    }
 }
 
 /// A flag (`key`) or a boolean (`key = false`).
@@ -205,6 +225,8 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "scopes" => out.scopes = scopes(meta)?,
             "timeout" => out.timeout_ms = duration_ms(cx, meta)?,
             "max_concurrency" => out.max_concurrency = Some(positive(meta)?),
+            "rate_limit" => out.rate_limit = rate(cx, meta)?,
+            "visible_if" => out.visible_if = Some(predicate(meta)?),
             "blocking" => {
                 out.blocking = Some(WithSpan {
                     value: flag(meta)?,
@@ -267,6 +289,43 @@ fn task(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<TaskAttr> {
     Ok(out)
 }
 
+/// `rate_limit = "10/s"`: `N/s`, `N/min` (or `N/m`), `N/h` or `N/<ms>ms`,
+/// optionally followed by `burst B` (default `N`), as `mcp_runtime::Rate`
+/// reads it: (count, period in milliseconds, burst), or `None` after an
+/// error, reported to `cx`.
+fn rate(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<(u32, u64, u32)>> {
+    let lit: LitStr = meta.value()?.parse()?;
+    let text = lit.value();
+    let mut words = text.split_whitespace();
+    let spec = words.next().unwrap_or("");
+    let burst = match (words.next(), words.next(), words.next()) {
+        (None, _, _) => Some(None),
+        (Some("burst"), Some(b), None) => b.parse::<u32>().ok().filter(|b| *b > 0).map(Some),
+        _ => None,
+    };
+    let (count, unit) = spec.split_once('/').unwrap_or(("", ""));
+    let count = count.parse::<u32>().ok().filter(|c| *c > 0);
+    let period_ms = match unit {
+        "s" | "sec" | "second" => Some(1000),
+        "m" | "min" | "minute" => Some(60_000),
+        "h" | "hour" => Some(3_600_000),
+        other => other
+            .strip_suffix("ms")
+            .and_then(|n| n.parse::<u64>().ok())
+            .filter(|n| (1..=86_400_000).contains(n)),
+    };
+    match (count, period_ms, burst) {
+        (Some(count), Some(period_ms), Some(burst)) => Ok(Some((count, period_ms, burst.unwrap_or(count)))),
+        _ => {
+            cx.error(
+                lit.span(),
+                format!("expected a rate such as \"10/s\", \"600/min\" or \"100/h burst 20\", found {text:?}"),
+            );
+            Ok(None)
+        }
+    }
+}
+
 /// `key = "30s"`: a duration of `ms`, `s`, `m` or `h`, more than zero,
 /// in milliseconds (`None` after an error, reported to `cx`).
 fn duration_ms(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<u64>> {
@@ -325,6 +384,7 @@ pub fn resource(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Parse
             "ttl_ms" => out.ttl_ms = Some(meta.value()?.parse::<syn::LitInt>()?.base10_parse()?),
             "cache_scope" => out.cache_scope = Some(string(meta)?),
             "scopes" => out.scopes = scopes(meta)?,
+            "visible_if" => out.visible_if = Some(predicate(meta)?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -346,6 +406,7 @@ pub fn prompt(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedP
             "title" => out.title = Some(string(meta)?.value),
             "description" => out.description = Some(string(meta)?.value),
             "scopes" => out.scopes = scopes(meta)?,
+            "visible_if" => out.visible_if = Some(predicate(meta)?),
             _ => return Ok(false),
         }
         Ok(true)

@@ -14,7 +14,7 @@ pub use crate::server::entry::{
     RegisteredTool, ResourceDef, ResourceFuture, ToolDef, ToolFuture,
 };
 pub use crate::server::registry::{PROMPTS, RESOURCES, TOOLS};
-pub use crate::server::{Context, FromContext};
+pub use crate::server::{Context, FromContext, VisibleIf};
 pub use crate::tasks::{TaskMode, TaskSupport};
 pub use crate::textarg::schema_values;
 pub use crate::tools::{decode_arguments, probe, ArgSpec, IntoToolResult};

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::time::Duration;
 
 /// A JSON-RPC / MCP error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -48,8 +49,18 @@ pub struct McpError {
     code: ErrorCode,
     message: Cow<'static, str>,
     data: Option<Box<Value>>,
-    /// 403 for a token without the scopes asked for; else by the code.
-    forbidden: bool,
+    /// 403 for a token without the scopes asked for, 429 for a caller over
+    /// a limit; else by the code.
+    status: Status,
+}
+
+/// The HTTP status of an error that is not decided by its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    ByCode,
+    Forbidden,
+    /// Over a limit: retry after this many milliseconds.
+    TooMany(u64),
 }
 
 impl McpError {
@@ -59,7 +70,7 @@ impl McpError {
             code,
             message: message.into(),
             data: None,
-            forbidden: false,
+            status: Status::ByCode,
         }
     }
 
@@ -133,8 +144,28 @@ impl McpError {
     pub fn insufficient_scope(scopes: &[&str]) -> Self {
         let mut e = Self::invalid_request(format!("Forbidden: this needs the scope {}", scopes.join(" ")))
             .with_data(serde_json::json!({ "requiredScopes": scopes }));
-        e.forbidden = true;
+        e.status = Status::Forbidden;
         e
+    }
+
+    /// -32603 (the spec's code for a condition that keeps the server from
+    /// serving a request; MCP defines no code of its own for this) with
+    /// `data.retryAfterMs`: the caller is over a rate or concurrency limit
+    /// and may retry after `wait`. Over HTTP the status is 429 with a
+    /// `Retry-After` header (whole seconds, rounded up).
+    pub fn rate_limited(message: impl Into<Cow<'static, str>>, wait: Duration) -> Self {
+        let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+        let mut e = Self::new(ErrorCode::INTERNAL_ERROR, message).with_data(serde_json::json!({ "retryAfterMs": ms }));
+        e.status = Status::TooMany(ms);
+        e
+    }
+
+    /// How long to wait before retrying, for a [`rate_limited`](McpError::rate_limited) error.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self.status {
+            Status::TooMany(ms) => Some(Duration::from_millis(ms)),
+            _ => None,
+        }
     }
 
     /// The error code.
@@ -154,8 +185,10 @@ impl McpError {
 
     /// The HTTP status a Streamable HTTP server answers this error with.
     pub fn http_status(&self) -> u16 {
-        if self.forbidden {
-            return 403;
+        match self.status {
+            Status::Forbidden => return 403,
+            Status::TooMany(_) => return 429,
+            Status::ByCode => {}
         }
         match self.code {
             ErrorCode::METHOD_NOT_FOUND => 404,

@@ -44,6 +44,9 @@
 //! - Testing in process: [`testing::TestClient`].
 //! - Protecting an HTTP endpoint (OAuth 2.1 resource server): [`auth`], and
 //!   the [`Identity`] and [`RequestHeaders`] extractors.
+//! - Visibility by predicate: `#[tool(visible_if = f)]`,
+//!   [`ServerBuilder::visible_if`], what a predicate sees of the caller
+//!   ([`Viewer`]) and of the item ([`Item`]).
 //!
 //! ## Cargo features
 //!
@@ -80,6 +83,7 @@ mod tls;
 
 pub mod auth;
 mod content;
+mod limits;
 mod mrtr;
 mod prompts;
 mod resources;
@@ -107,15 +111,16 @@ pub mod testing;
 pub use cancel::Cancellation;
 pub use content::Json;
 pub use error::{ErrorCode, McpError};
+pub use limits::{Rate, RateError, RateFuture, RateStore, RateStoreError};
 pub use mcp_macros::{form, prompt, resource, schema, tool};
 pub use meta::RequestMeta;
 pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired, Outcome, Sampled, Sampling};
 pub use prompts::IntoPromptResult;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
-    BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Identity, Middleware,
-    MiddlewareFuture, MountUris, PromptEntry, RequestHeaders, ResourceEntry, Server, ServerBuilder, ServerEvent, State,
-    ToolEntry,
+    Awaiting, BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Identity,
+    Item, Middleware, MiddlewareFuture, MountUris, PromptEntry, RequestHeaders, ResourceEntry, Server, ServerBuilder,
+    ServerEvent, State, ToolEntry, Viewer, VisibleIf,
 };
 pub use session::SubscriptionLimits;
 pub use tasks::{
@@ -157,7 +162,7 @@ pub mod prelude {
     pub use crate::resources::Blob;
     pub use crate::{
         form, prompt, resource, schema, tool, Cancellation, Context, Identity, Json, McpError, Outcome, RequestHeaders,
-        Server, State, Task,
+        Server, State, Task, Viewer,
     };
 }
 

@@ -388,19 +388,27 @@ impl Drop for Registered<'_> {
     }
 }
 
+/// A session as the store keeps it: with the caller that opened it.
+type Kept = (Arc<Session>, Box<str>);
+
 /// The HTTP sessions of a server: bounded in number, reaped when idle.
 #[derive(Debug)]
 pub struct SessionStore {
-    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Each session with the caller that opened it.
+    sessions: Mutex<HashMap<String, Kept>>,
     /// Sessions idle longer than this are dropped.
     pub idle_timeout: Duration,
     /// At most this many sessions; the longest idle one makes room.
     pub max_sessions: usize,
+    /// At most this many sessions per caller (principal, else address);
+    /// past it, that caller's own longest idle session makes room, never
+    /// another caller's.
+    pub max_per_caller: usize,
 }
 
 impl Default for SessionStore {
     fn default() -> Self {
-        SessionStore::new(Duration::from_secs(30 * 60), 10_000)
+        SessionStore::new(Duration::from_secs(30 * 60), 10_000, 64)
     }
 }
 
@@ -414,11 +422,12 @@ pub(crate) fn random_id() -> String {
 
 impl SessionStore {
     /// A store with these bounds.
-    pub fn new(idle_timeout: Duration, max_sessions: usize) -> Self {
+    pub fn new(idle_timeout: Duration, max_sessions: usize, max_per_caller: usize) -> Self {
         SessionStore {
             sessions: Mutex::default(),
             idle_timeout,
             max_sessions: max_sessions.max(1),
+            max_per_caller: max_per_caller.max(1),
         }
     }
 
@@ -427,24 +436,49 @@ impl SessionStore {
         random_id()
     }
 
-    /// Adds a session (reaping idle ones, and evicting the longest idle one when full).
-    pub fn insert(&self, session: Arc<Session>) {
+    /// Adds a session opened by `caller` (reaping idle ones): past the
+    /// caller's bound its own longest idle session makes room; past the
+    /// store's, the longest idle one of the caller with the most sessions.
+    pub fn insert(&self, session: Arc<Session>, caller: &str) {
         let Some(id) = session.id.clone() else { return };
         let mut map = lock(&self.sessions);
-        map.retain(|_, s| s.idle_for() < self.idle_timeout);
-        if map.len() >= self.max_sessions {
-            if let Some(oldest) = map.iter().max_by_key(|(_, s)| s.idle_for()).map(|(k, _)| k.clone()) {
+        map.retain(|_, (s, _)| s.idle_for() < self.idle_timeout);
+        let mut per_caller: HashMap<&str, usize> = HashMap::new();
+        for (_, owner) in map.values() {
+            *per_caller.entry(owner).or_insert(0) += 1;
+        }
+        // Callers the transport cannot tell apart ("") are not bounded each.
+        let own = if caller.is_empty() {
+            0
+        } else {
+            per_caller.get(caller).copied().unwrap_or(0)
+        };
+        let evict_from = if own >= self.max_per_caller {
+            Some(caller.to_owned())
+        } else if map.len() >= self.max_sessions {
+            per_caller.iter().max_by_key(|(_, n)| **n).map(|(c, _)| (*c).to_owned())
+        } else {
+            None
+        };
+        drop(per_caller);
+        if let Some(victim) = evict_from {
+            let oldest = map
+                .iter()
+                .filter(|(_, (_, owner))| **owner == *victim)
+                .max_by_key(|(_, (s, _))| s.idle_for())
+                .map(|(k, _)| k.clone());
+            if let Some(oldest) = oldest {
                 map.remove(&oldest);
             }
         }
-        map.insert(id, session);
+        map.insert(id, (session, caller.into()));
     }
 
     /// The live session with this id.
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
         let mut map = lock(&self.sessions);
         match map.get(id) {
-            Some(s) if s.idle_for() < self.idle_timeout => {
+            Some((s, _)) if s.idle_for() < self.idle_timeout => {
                 s.touch();
                 Some(s.clone())
             }

@@ -112,7 +112,7 @@ pub async fn call_from(
     (a.status, v)
 }
 
-async fn handshake(stream: TcpStream) -> Conn {
+pub async fn handshake(stream: TcpStream) -> Conn {
     let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
         .await
         .expect("handshake");

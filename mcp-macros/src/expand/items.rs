@@ -82,6 +82,7 @@ fn location(fn_name: &str) -> TokenStream {
 
 pub fn resource(r: &Resource) -> TokenStream {
     let scopes: Vec<&str> = r.attr.scopes.iter().map(|s| s.value.as_str()).collect();
+    let visible_if = super::visible_if(r.attr.visible_if.as_ref());
     let func = &r.func;
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
@@ -158,6 +159,7 @@ pub fn resource(r: &Resource) -> TokenStream {
                 read: __mcp_read,
                 completers: &__MCP_COMPLETERS,
                 scopes: &[#(#scopes),*],
+                visible_if: #visible_if,
                 location: #location,
             };
 
@@ -170,6 +172,7 @@ pub fn resource(r: &Resource) -> TokenStream {
 
 pub fn prompt(p: &Prompt) -> TokenStream {
     let scopes: Vec<&str> = p.scopes.iter().map(|s| s.value.as_str()).collect();
+    let visible_if = super::visible_if(p.visible_if.as_ref());
     let func = &p.func;
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
@@ -250,6 +253,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
                 get: __mcp_get,
                 completers: &__MCP_COMPLETERS,
                 scopes: &[#(#scopes),*],
+                visible_if: #visible_if,
                 location: #location,
             };
 

@@ -30,6 +30,20 @@ pub(crate) fn opt_bool(value: Option<bool>) -> TokenStream {
     }
 }
 
+/// `visible_if = f` as the descriptor's field: `f` checked where it was
+/// written to be a `fn(&Viewer<'_>) -> bool`.
+pub(crate) fn visible_if(path: Option<&syn::Path>) -> TokenStream {
+    match path {
+        Some(path) => quote_spanned! {path.span()=>
+            {
+                const __MCP_VISIBLE_IF: ::mcp_runtime::__private::VisibleIf = #path;
+                ::core::option::Option::Some(__MCP_VISIBLE_IF)
+            }
+        },
+        None => quote!(::core::option::Option::None),
+    }
+}
+
 fn opt_u64(value: Option<u64>) -> TokenStream {
     match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
@@ -119,6 +133,13 @@ pub fn tool(tool: &Tool) -> TokenStream {
         .collect();
     let timeout = opt_u64(tool.attr.timeout_ms);
     let max_concurrency = opt_u64(tool.attr.max_concurrency);
+    let rate_limit = match tool.attr.rate_limit {
+        Some((count, period_ms, burst)) => quote!(::core::option::Option::Some(
+            ::mcp_runtime::Rate::__from_parts(#count, #period_ms, #burst)
+        )),
+        None => quote!(::core::option::Option::None),
+    };
+    let visible_if = visible_if(tool.attr.visible_if.as_ref());
     let task = match &tool.attr.task {
         None => quote!(::mcp_runtime::__private::TaskSupport::NEVER),
         Some(t) => {
@@ -220,6 +241,8 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 scopes: &[#(#scopes),*],
                 timeout_ms: #timeout,
                 max_concurrency: #max_concurrency,
+                rate_limit: #rate_limit,
+                visible_if: #visible_if,
                 location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
             };
 

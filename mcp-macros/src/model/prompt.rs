@@ -18,6 +18,8 @@ pub struct Prompt {
     pub is_async: bool,
     /// The OAuth scopes a caller needs.
     pub scopes: Vec<crate::parse::WithSpan<String>>,
+    /// Who is shown the prompt.
+    pub visible_if: Option<syn::Path>,
 }
 
 impl Prompt {
@@ -43,6 +45,7 @@ impl Prompt {
             output,
             func,
             scopes: attr.scopes,
+            visible_if: attr.visible_if,
         }
     }
 }

@@ -17,8 +17,10 @@ fn var(name: &str) -> Option<String> {
 }
 
 /// The protection the environment asks for: `Ok(None)` when it asks for
-/// none, an error (the binary does not start) when it is incomplete or the
-/// authorization server cannot be found.
+/// none, an error (the binary does not start) when it is incomplete. An
+/// authorization server that cannot be reached does not stop the binary:
+/// it serves, awaiting it (`/readyz` names it; protected requests get 503),
+/// and retries with backoff.
 pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, String> {
     let (issuer, resource) = match (var(ISSUER_ENV), var(RESOURCE_ENV)) {
         (None, None) => return Ok(None),
@@ -35,30 +37,136 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
 }
 
 #[cfg(feature = "auth")]
-async fn protect(server: &Server, issuer: &str, resource: &str) -> Result<ResourceServer, String> {
-    use crate::auth::{IntrospectionVerifier, JwtVerifier, TokenVerifier, VerifyFuture};
+mod verifiers {
+    use super::{var, ISSUER_ENV};
+    use crate::auth::{IntrospectionVerifier, JwtVerifier, Rejection, TokenVerifier, VerifyFuture};
+    use std::net::IpAddr;
+    use std::sync::{Arc, Mutex, OnceLock};
+    use std::time::Duration;
+
     /// JWTs checked by signature, other tokens by introspection.
-    struct Either(JwtVerifier, Option<IntrospectionVerifier>);
+    pub(super) struct Either(JwtVerifier, Option<IntrospectionVerifier>);
+
     impl TokenVerifier for Either {
         fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+            self.verify_from(token, None)
+        }
+
+        fn verify_from<'a>(&'a self, token: &'a str, peer: Option<IpAddr>) -> VerifyFuture<'a> {
             match &self.1 {
-                Some(introspect) if token.split('.').count() != 3 => introspect.verify(token),
-                _ => self.0.verify(token),
+                Some(introspect) if token.split('.').count() != 3 => introspect.verify_from(token, peer),
+                _ => self.0.verify_from(token, peer),
             }
         }
     }
-    let jwt = JwtVerifier::discover(issuer, resource)
-        .await
-        .map_err(|e| format!("{ISSUER_ENV}={issuer}: {e}"))?;
-    let introspect = match (var("MCP_AUTH_CLIENT_ID"), var("MCP_AUTH_CLIENT_SECRET")) {
-        (Some(id), Some(secret)) => Some(
-            IntrospectionVerifier::discover(issuer, id, secret, resource)
-                .await
-                .map_err(|e| format!("introspection at {issuer}: {e}"))?,
-        ),
-        _ => None,
-    };
-    Ok(ResourceServer::new(resource, issuer, Either(jwt, introspect)).scopes(server.declared_scopes()))
+
+    /// The verifiers of `issuer`, found through its metadata.
+    pub(super) async fn discover(issuer: &str, resource: &str) -> Result<Either, String> {
+        let jwt = JwtVerifier::discover(issuer, resource)
+            .await
+            .map_err(|e| format!("{ISSUER_ENV}={issuer}: {e}"))?;
+        let introspect = match (var("MCP_AUTH_CLIENT_ID"), var("MCP_AUTH_CLIENT_SECRET")) {
+            (Some(id), Some(secret)) => Some(
+                IntrospectionVerifier::discover(issuer, id, secret, resource)
+                    .await
+                    .map_err(|e| format!("introspection at {issuer}: {e}"))?,
+            ),
+            _ => None,
+        };
+        Ok(Either(jwt, introspect))
+    }
+
+    /// The verifier of an authorization server that could not be reached at
+    /// start: every token is refused as unavailable (503, as when it goes
+    /// away later) until a retry finds it.
+    pub(super) struct Deferred {
+        found: OnceLock<Either>,
+        last_error: Mutex<String>,
+    }
+
+    impl TokenVerifier for Arc<Deferred> {
+        fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+            self.verify_from(token, None)
+        }
+
+        fn verify_from<'a>(&'a self, token: &'a str, peer: Option<IpAddr>) -> VerifyFuture<'a> {
+            match self.found.get() {
+                Some(found) => found.verify_from(token, peer),
+                None => {
+                    let why = self.last_error.lock().map(|e| e.clone()).unwrap_or_default();
+                    Box::pin(std::future::ready(Err(Rejection::Unavailable(format!(
+                        "the authorization server has not been reached yet: {why}"
+                    )))))
+                }
+            }
+        }
+    }
+
+    /// The first wait between two tries, and the longest.
+    const FIRST: Duration = Duration::from_millis(500);
+    const LONGEST: Duration = Duration::from_secs(30);
+
+    /// A verifier that retries discovery with backoff (0.5 s doubling up to
+    /// 30 s) until it works, the server awaiting it meanwhile.
+    pub(super) fn deferred(
+        issuer: String,
+        resource: String,
+        first_error: String,
+        awaiting: crate::server::Awaiting,
+    ) -> Arc<Deferred> {
+        let deferred = Arc::new(Deferred {
+            found: OnceLock::new(),
+            last_error: Mutex::new(first_error),
+        });
+        let shared = deferred.clone();
+        tokio::spawn(async move {
+            let mut wait = FIRST;
+            let mut tries = 1u32;
+            loop {
+                tokio::time::sleep(wait).await;
+                tries = tries.saturating_add(1);
+                match discover(&issuer, &resource).await {
+                    Ok(found) => {
+                        let _ = shared.found.set(found);
+                        tracing::info!(
+                            "authorization server {issuer} reached after {tries} tries: protected requests are served"
+                        );
+                        awaiting.ready();
+                        return;
+                    }
+                    Err(e) => {
+                        // Said at every doubling, then about twice a minute.
+                        tracing::warn!(
+                            "authorization server {issuer} still unreachable ({e}); next try in {:?}",
+                            wait.saturating_mul(2).min(LONGEST)
+                        );
+                        if let Ok(mut last) = shared.last_error.lock() {
+                            *last = e;
+                        }
+                    }
+                }
+                wait = wait.saturating_mul(2).min(LONGEST);
+            }
+        });
+        deferred
+    }
+}
+
+#[cfg(feature = "auth")]
+async fn protect(server: &Server, issuer: &str, resource: &str) -> Result<ResourceServer, String> {
+    let scopes = server.declared_scopes();
+    match verifiers::discover(issuer, resource).await {
+        Ok(found) => Ok(ResourceServer::new(resource, issuer, found).scopes(scopes)),
+        Err(e) => {
+            tracing::warn!(
+                "authorization server {issuer} unreachable at start ({e}): serving anyway; protected requests \
+                 get 503 and /readyz names it until a retry reaches it"
+            );
+            let awaiting = server.awaiting(format!("authorization server {issuer}"));
+            let verifier = verifiers::deferred(issuer.to_owned(), resource.to_owned(), e, awaiting);
+            Ok(ResourceServer::new(resource, issuer, verifier).scopes(scopes))
+        }
+    }
 }
 
 #[cfg(not(feature = "auth"))]

@@ -151,7 +151,10 @@ fn usage(name: &str) -> String {
          {IDLE_TIMEOUT_ENV} (75) and {BODY_READ_TIMEOUT_ENV} (30) are seconds (0: none).\n\
          stdio serves on one thread; with --http, --workers N (or {WORKERS_ENV}=N) caps the worker\n\
          threads (default: one per core).\n\
-         {TOOL_TIMEOUT_ENV}=SECONDS stops a tool call that runs longer (unless the tool sets its own).\n\
+         {TOOL_TIMEOUT_ENV}=SECONDS stops a tool call that runs longer (unless the tool sets its own);\n\
+         {RATE_LIMIT_ENV}=RATE (e.g. 100/min, 10/s burst 20) limits each caller's calls (429 past it),\n\
+         shared by replicas through Redis; {MAX_CALLS_PER_CALLER_ENV}=N its calls in progress. A caller is\n\
+         the token's subject, the header {PRINCIPAL_HEADER_ENV} names (set by a trusted proxy), or the address.\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
          {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
@@ -274,9 +277,8 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
             return ExitCode::from(2);
         }
     };
-    let builder = match seconds_from_env(TOOL_TIMEOUT_ENV) {
-        Ok(Some(limit)) if !limit.is_zero() => configure(builder).tool_timeout(limit),
-        Ok(_) => configure(builder),
+    let builder = match guardrails_from_env(configure(builder)) {
+        Ok(builder) => builder,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -344,6 +346,39 @@ fn workers_setting(flag: Option<&str>) -> Result<Option<usize>, String> {
 /// How long a tool call may run, in seconds, for the tools that do not set
 /// their own timeout ([`ServerBuilder::tool_timeout`](crate::ServerBuilder::tool_timeout)).
 pub const TOOL_TIMEOUT_ENV: &str = "MCP_TOOL_TIMEOUT";
+
+/// Calls (tool calls, reads, gets) per caller for the whole server, such
+/// as `100/min` or `10/s burst 20` ([`ServerBuilder::rate_limit`](crate::ServerBuilder::rate_limit)).
+pub const RATE_LIMIT_ENV: &str = "MCP_RATE_LIMIT";
+
+/// Calls in progress per caller, at most ([`ServerBuilder::max_calls_per_caller`](crate::ServerBuilder::max_calls_per_caller)).
+pub const MAX_CALLS_PER_CALLER_ENV: &str = "MCP_MAX_CALLS_PER_CALLER";
+
+/// The server's timeout and limits per caller, as the environment sets them.
+fn guardrails_from_env(mut builder: ServerBuilder) -> Result<ServerBuilder, String> {
+    match seconds_from_env(TOOL_TIMEOUT_ENV) {
+        Ok(Some(limit)) if !limit.is_zero() => builder = builder.tool_timeout(limit),
+        Ok(_) => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    if let Ok(text) = std::env::var(RATE_LIMIT_ENV) {
+        let rate = text
+            .parse::<crate::limits::Rate>()
+            .map_err(|e| format!("{RATE_LIMIT_ENV}: {e}"))?;
+        builder = builder.rate_limit(rate);
+    }
+    match count_from_env(MAX_CALLS_PER_CALLER_ENV) {
+        Ok(Some(n)) if n > 0 => builder = builder.max_calls_per_caller(n),
+        Ok(_) => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    Ok(builder)
+}
+
+/// The header an authenticating proxy in front sets to name the caller
+/// (`HttpConfig::principal_header`): trusted, so set it only when every
+/// request comes through that proxy.
+pub const PRINCIPAL_HEADER_ENV: &str = "MCP_PRINCIPAL_HEADER";
 
 /// The environment variable that caps the HTTP server's worker threads, like `--workers`.
 pub const WORKERS_ENV: &str = "MCP_WORKERS";
@@ -445,6 +480,8 @@ pub const ALLOWED_HOSTS_ENV: &str = "MCP_ALLOWED_HOSTS";
 pub const MAX_CONNECTIONS_ENV: &str = "MCP_MAX_CONNECTIONS";
 /// Sets [`HttpConfig::max_connections_per_peer`](crate::transport::http::HttpConfig::max_connections_per_peer).
 pub const MAX_CONNECTIONS_PER_PEER_ENV: &str = "MCP_MAX_CONNECTIONS_PER_PEER";
+/// Sets [`HttpConfig::max_sessions_per_caller`](crate::transport::http::HttpConfig::max_sessions_per_caller).
+pub const MAX_SESSIONS_PER_CALLER_ENV: &str = "MCP_MAX_SESSIONS_PER_CALLER";
 /// Sets [`HttpConfig::max_in_flight`](crate::transport::http::HttpConfig::max_in_flight).
 pub const MAX_IN_FLIGHT_ENV: &str = "MCP_MAX_IN_FLIGHT";
 /// Sets [`HttpConfig::header_read_timeout`](crate::transport::http::HttpConfig::header_read_timeout), in seconds.
@@ -466,6 +503,14 @@ pub enum SettingError {
         value: String,
         /// What it takes.
         expected: &'static str,
+    },
+    /// Not an HTTP header name.
+    #[error("{var}={value:?} is not an HTTP header name")]
+    NotAHeaderName {
+        /// The variable.
+        var: &'static str,
+        /// What it was set to.
+        value: String,
     },
     /// An allowed host that is not a host name.
     #[error("{source} ({origin})")]
@@ -538,6 +583,9 @@ fn http_config_from_env(allowed_hosts: Vec<String>) -> Result<crate::transport::
     if let Some(n) = count_from_env(MAX_IN_FLIGHT_ENV)? {
         config.max_in_flight = n;
     }
+    if let Some(n) = count_from_env(MAX_SESSIONS_PER_CALLER_ENV)? {
+        config.max_sessions_per_caller = n;
+    }
     if let Some(d) = seconds_from_env(HEADER_READ_TIMEOUT_ENV)? {
         config.header_read_timeout = d;
     }
@@ -546,6 +594,16 @@ fn http_config_from_env(allowed_hosts: Vec<String>) -> Result<crate::transport::
     }
     if let Some(d) = seconds_from_env(BODY_READ_TIMEOUT_ENV)? {
         config.body_read_timeout = d;
+    }
+    if let Ok(name) = std::env::var(PRINCIPAL_HEADER_ENV) {
+        let name = name.trim();
+        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(SettingError::NotAHeaderName {
+                var: PRINCIPAL_HEADER_ENV,
+                value: name.to_owned(),
+            });
+        }
+        config.principal_header = (!name.is_empty()).then(|| name.to_ascii_lowercase());
     }
     Ok(config)
 }

@@ -2,12 +2,12 @@
 //! A request with no token (stdio, or an endpoint without authorization)
 //! reaches everything; one with a token reaches an item only with every
 //! scope the item asks for: a call is refused (403 `insufficient_scope`),
-//! a list leaves the item out when the endpoint hides what is unreachable.
+//! a list leaves the item out when the endpoint hides what is unreachable
+//! (`visible::Lister`, with the visibility predicates).
 
-use crate::auth::{reaches, AccessToken};
+use crate::auth::AccessToken;
 use crate::error::McpError;
 use crate::server::Catalog;
-use std::borrow::Cow;
 
 /// A refusal naming the scopes the token lacks, or `Ok`.
 pub(crate) fn entry(token: Option<&AccessToken>, required: &[String]) -> Result<(), McpError> {
@@ -56,26 +56,4 @@ pub(crate) fn resource(catalog: &Catalog, uri: &str, token: Option<&AccessToken>
         Some((entry, _)) => check(token, &entry.scopes),
         None => Ok(()),
     }
-}
-
-/// The items of a list the token reaches: all of them (borrowed) unless
-/// the endpoint hides unreachable items and some are.
-pub(crate) fn visible<'a, E>(
-    items: &'a [String],
-    entries: &[E],
-    scopes: impl Fn(&E) -> &[String],
-    token: Option<&AccessToken>,
-    hide: bool,
-) -> Cow<'a, [String]> {
-    if token.is_none() || !hide || entries.iter().all(|e| reaches(token, scopes(e))) {
-        return Cow::Borrowed(items);
-    }
-    Cow::Owned(
-        items
-            .iter()
-            .zip(entries)
-            .filter(|(_, e)| reaches(token, scopes(e)))
-            .map(|(item, _)| item.clone())
-            .collect(),
-    )
 }

@@ -58,17 +58,20 @@ pub(crate) struct CompleteResult {
 }
 
 /// `completion/complete`: a prompt's or template's completer, if the
-/// caller's token reaches it (`token`: none when requests are not authorized).
+/// caller is shown it (a hidden one is unknown) and the caller's token
+/// reaches it (`token`: none when requests are not authorized).
 pub(crate) fn complete(
     catalog: &Catalog,
     params: CompleteParams,
     token: Option<&crate::auth::AccessToken>,
+    sight: &super::visible::Sight<'_>,
 ) -> Result<CompleteResult, McpError> {
     let completers: &[Completer] = match &params.reference {
         Reference::Prompt { name } => {
             let i = catalog
                 .prompt_index
                 .get(name.as_str())
+                .filter(|&&i| sight.prompt(&catalog.prompts[i]))
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {name}")))?;
             super::access::prompt(catalog, name, token)?;
             &catalog.prompts[*i].completers
@@ -77,7 +80,7 @@ pub(crate) fn complete(
             let template = catalog
                 .templates
                 .iter()
-                .find(|t| &t.uri == uri)
+                .find(|t| &t.uri == uri && sight.resource(t))
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown resource template: {uri}")))?;
             super::access::entry(token, &template.scopes)?;
             &template.completers

@@ -12,15 +12,18 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-/// Answers a list request: the page its cursor names, of pre-serialized items.
-pub(crate) fn list_page(
+/// Answers a list request: the page its cursor names, of pre-serialized
+/// items; `private`: the items differ by caller, so the page says
+/// `cacheScope: "private"` whatever the server's list caching hints say.
+pub(crate) fn list_page<S: AsRef<str>>(
     server: &Server,
     key: &str,
-    items: &[String],
+    items: &[S],
     params: Option<&RawValue>,
+    private: bool,
 ) -> Result<Vec<u8>, McpError> {
     let p: ListParams = crate::jsonrpc::parse_params(params)?;
-    write_page(server, key, items, p.cursor.as_deref())
+    write_page(server, key, items, p.cursor.as_deref(), private)
 }
 
 /// Decodes an opaque list cursor into an offset.
@@ -43,17 +46,18 @@ pub(crate) fn encode_cursor(offset: usize) -> String {
 }
 
 /// Writes one page of a pre-serialized list result.
-pub(crate) fn write_page(
+pub(crate) fn write_page<S: AsRef<str>>(
     server: &Server,
     key: &str,
-    items: &[String],
+    items: &[S],
     cursor: Option<&str>,
+    private: bool,
 ) -> Result<Vec<u8>, McpError> {
     let config = server.config();
     let start = decode_cursor(cursor, items.len())?;
     let end = start.saturating_add(config.page_size).min(items.len());
     let page = &items[start..end];
-    let mut out = Vec::with_capacity(64 + page.iter().map(|s| s.len() + 1).sum::<usize>());
+    let mut out = Vec::with_capacity(64 + page.iter().map(|s| s.as_ref().len() + 1).sum::<usize>());
     out.extend_from_slice(b"{\"resultType\":\"complete\",\"");
     out.extend_from_slice(key.as_bytes());
     out.extend_from_slice(b"\":[");
@@ -61,7 +65,7 @@ pub(crate) fn write_page(
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(item.as_bytes());
+        out.extend_from_slice(item.as_ref().as_bytes());
     }
     out.push(b']');
     if end < items.len() {
@@ -70,6 +74,7 @@ pub(crate) fn write_page(
         out.push(b'"');
     }
     let scope = match config.list_cache.scope {
+        _ if private => "private",
         crate::protocol::CacheScope::Public => "public",
         crate::protocol::CacheScope::Private => "private",
     };

@@ -58,6 +58,13 @@ pub(crate) struct ListenParams {
     notifications: Filter,
 }
 
+impl ListenParams {
+    /// The URIs whose updates the client asks for.
+    pub(crate) fn resource_subscriptions(&self) -> &[String] {
+        &self.notifications.resource_subscriptions
+    }
+}
+
 #[derive(Serialize)]
 struct Tagged<'a, T: Serialize> {
     #[serde(flatten)]
@@ -74,7 +81,14 @@ struct AckBody<'a> {
 /// Serves one `subscriptions/listen`: acknowledges at once with the honored
 /// filter, then forwards matching events until the request is cancelled
 /// (the client closes the stream or sends `notifications/cancelled`).
-pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) -> Result<Vec<u8>, McpError> {
+/// `hidden`: the subscribed URIs only resources hidden from the caller
+/// serve, agreed to like URIs nothing serves, and never sent an update.
+pub(crate) async fn listen(
+    server: &Server,
+    params: ListenParams,
+    hidden: Vec<String>,
+    ctx: Context,
+) -> Result<Vec<u8>, McpError> {
     let Some(outbound) = ctx.scope.outbound.clone() else {
         return Err(McpError::invalid_request(
             "subscriptions/listen needs a response stream",
@@ -127,7 +141,7 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
         let catalog = server.catalog();
         filter
             .resource_subscriptions
-            .retain(|uri| super::access::resource(&catalog, uri, Some(token)).is_ok());
+            .retain(|uri| hidden.contains(uri) || super::access::resource(&catalog, uri, Some(token)).is_ok());
     }
     let ack = Tagged {
         body: AckBody { notifications: &filter },
@@ -142,6 +156,7 @@ pub(crate) async fn listen(server: &Server, params: ListenParams, ctx: Context) 
     {
         return Err(McpError::internal("the response stream closed"));
     }
+    filter.resource_subscriptions.retain(|uri| !hidden.contains(uri));
     let cancel = ctx.cancellation().clone();
     let stopping = server.inner.stopping.clone();
     // A stream opened with an access token ends when the token expires.

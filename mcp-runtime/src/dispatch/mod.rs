@@ -31,6 +31,7 @@ mod resources;
 mod rounds;
 mod tasks;
 mod tools;
+mod visible;
 
 pub(crate) use head::Head;
 
@@ -41,6 +42,8 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// 200 for a result; the error's status for an error.
     pub status: u16,
+    /// For a 429: the seconds a client waits before retrying (`Retry-After`).
+    pub retry_after: Option<u64>,
 }
 
 impl Reply {
@@ -49,6 +52,9 @@ impl Reply {
         Reply {
             body: jsonrpc::encode_error(id, error),
             status: error.http_status(),
+            retry_after: error
+                .retry_after()
+                .map(|d| d.as_secs().saturating_add(u64::from(d.subsec_nanos() > 0))),
         }
     }
 }
@@ -184,6 +190,7 @@ fn reply(request: &Request, outcome: Result<Vec<u8>, McpError>) -> Reply {
         Ok(result) => Reply {
             body: jsonrpc::encode_result_raw(&request.id, &result),
             status: 200,
+            retry_after: None,
         },
         Err(e) => Reply::error(Some(&request.id), &e),
     }
@@ -234,10 +241,10 @@ async fn route(
             // A legacy session's request: answered by the session's own
             // bookkeeping, or served below with metadata the session implies.
             let progress_token = head.meta.and_then(|m| m.progress_token());
-            // A subscription is to a resource the caller's token may read.
-            if let (true, Some(token)) = (request.method == "resources/subscribe", scope.identity.as_deref()) {
+            // A subscription is to a resource the caller is shown and its token may read.
+            if request.method == "resources/subscribe" {
                 if let Some(uri) = head.uri.and_then(crate::jsonrpc::raw_str) {
-                    access::resource(&server.catalog(), &uri, Some(token))?;
+                    visible::subscribe(server, &scope, &session, &uri)?;
                 }
             }
             return match crate::legacy::route(server, request, progress_token, &session)? {
@@ -297,38 +304,41 @@ pub(crate) async fn serve(
     }
     let token = scope.identity.as_deref();
     let hide = scope.hide_unreachable;
+    let sight = visible::Sight::new(server, &catalog, &scope, &meta);
+    let lists = visible::Lister::new(&sight, &catalog, token, hide);
     match method {
         Method::Discover => Ok(finish(server, &discover::result(server, &catalog))),
-        Method::ToolsList => {
-            let items = access::visible(&catalog.tools_json, &catalog.tools, |e| &e.scopes, token, hide);
-            list::list_page(server, "tools", &items, params)
-        }
-        Method::ResourcesList => {
-            let items = access::visible(&catalog.resources_json, &catalog.resources, |e| &e.scopes, token, hide);
-            list::list_page(server, "resources", &items, params)
-        }
-        Method::ResourceTemplatesList => {
-            let items = access::visible(&catalog.templates_json, &catalog.templates, |e| &e.scopes, token, hide);
-            list::list_page(server, "resourceTemplates", &items, params)
-        }
-        Method::PromptsList => {
-            let items = access::visible(&catalog.prompts_json, &catalog.prompts, |e| &e.scopes, token, hide);
-            list::list_page(server, "prompts", &items, params)
-        }
+        Method::ToolsList => lists.page(server, "tools", &catalog.tools_json, &catalog.tools, params),
+        Method::ResourcesList => lists.page(server, "resources", &catalog.resources_json, &catalog.resources, params),
+        Method::ResourceTemplatesList => lists.page(
+            server,
+            "resourceTemplates",
+            &catalog.templates_json,
+            &catalog.templates,
+            params,
+        ),
+        Method::PromptsList => lists.page(server, "prompts", &catalog.prompts_json, &catalog.prompts, params),
         Method::Complete => Ok(finish(
             server,
-            &completion::complete(&catalog, parse_params(params)?, token)?,
+            &completion::complete(&catalog, parse_params(params)?, token, &sight)?,
         )),
         Method::ToolsCall => {
             let call = tools::CallParams::from_head(head)?;
-            access::tool(&catalog, call.name(), token)?;
+            // A hidden tool is an unknown one: its call says so, where an unknown one's does.
+            let shown = sight.tool_named(&catalog, call.name());
+            if shown {
+                access::tool(&catalog, call.name(), token)?;
+            }
             seen.found(method, || Target::Tool(call.name().into()));
             let principal = scope.principal.clone();
+            // A hidden tool's own rate is not applied: its 429 would say it exists.
+            let own_rate = tools::own_rate(server, &catalog, call.name()).filter(|_| shown);
+            let caller = guard::caller(server, &scope, Some((call.name(), own_rate)));
             let (catalog, call) = (&catalog, &call);
             let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
-                tools::call(catalog, call, check_headers, ctx)
+                tools::call(catalog, call, check_headers, shown, ctx)
             });
-            let outcome = if server.inner.middleware.is_empty() {
+            let outcome = if !guard::needed(server) {
                 Box::pin(rounds).await?
             } else {
                 let view = crate::server::Call {
@@ -345,8 +355,10 @@ pub(crate) async fn serve(
                         task_id: t.task_id.clone(),
                     },
                 };
-                match Box::pin(guard::guard(server, view, rounds, classify)).await {
+                match Box::pin(guard::guard(server, view, caller, rounds, classify)).await {
                     guard::Guarded::Ran(outcome) => outcome?,
+                    // Over a limit: an error with the delay (HTTP 429), not a tool error.
+                    guard::Guarded::Refused(e) if e.retry_after().is_some() => return Err(e),
                     // A refused tool call is a tool error the model can read.
                     guard::Guarded::Refused(e) => {
                         seen.tool_error = true;
@@ -367,11 +379,16 @@ pub(crate) async fn serve(
         }
         Method::ResourcesRead => {
             let read = resources::ReadParams::from_head(head)?;
-            access::resource(&catalog, &read.uri, token)?;
-            let (catalog, read) = (&catalog, &read);
+            let found = sight.find_resource(&catalog, &read.uri);
+            if let Some((entry, _)) = &found {
+                access::entry(token, &entry.scopes)?;
+            }
+            let found = found.as_ref().map(|(entry, vars)| (*entry, vars.as_slice()));
+            let read = &read;
             let principal = scope.principal.clone();
+            let caller = guard::caller(server, &scope, None);
             let rounds = rounds::rounds(server, request, head, meta, scope, &read.uri, |ctx| {
-                resources::read(catalog, read, ctx)
+                resources::read(found, read, ctx)
             });
             let view = crate::server::Call {
                 kind: crate::server::CallKind::Resource,
@@ -379,17 +396,21 @@ pub(crate) async fn serve(
                 principal: principal.as_deref(),
                 arguments: None,
             };
-            let outcome = guarded(server, view, rounds).await?;
+            let outcome = guarded(server, view, caller, rounds).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
         Method::PromptsGet => {
             let get = prompts::GetParams::from_head(head)?;
-            access::prompt(&catalog, &get.name, token)?;
+            let shown = sight.prompt_named(&catalog, &get.name);
+            if shown {
+                access::prompt(&catalog, &get.name, token)?;
+            }
             seen.found(method, || Target::Prompt(get.name.as_str().into()));
             let (catalog, get) = (&catalog, &get);
             let principal = scope.principal.clone();
+            let caller = guard::caller(server, &scope, None);
             let rounds = rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {
-                prompts::get(catalog, get, ctx)
+                prompts::get(catalog, get, shown, ctx)
             });
             let view = crate::server::Call {
                 kind: crate::server::CallKind::Prompt,
@@ -397,7 +418,7 @@ pub(crate) async fn serve(
                 principal: principal.as_deref(),
                 arguments: head.arguments,
             };
-            let outcome = guarded(server, view, rounds).await?;
+            let outcome = guarded(server, view, caller, rounds).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
@@ -405,13 +426,14 @@ pub(crate) async fn serve(
             Box::pin(tasks::serve(server, method, params, &ctx)).await
         }
         Method::SubscriptionsListen => {
-            let listen = parse_params(params)?;
+            let listen: listen::ListenParams = parse_params(params)?;
+            let hidden = sight.hidden_uris(&catalog, listen.resource_subscriptions());
             // A stream may stay open for hours: keep nothing it does not need.
             drop(catalog);
             let mut scope = scope;
             scope.headers = HeaderFacts::default();
             let ctx = context(server, request, meta, scope);
-            Box::pin(listen::listen(server, listen, ctx)).await
+            Box::pin(listen::listen(server, listen, hidden, ctx)).await
         }
         _ => Err(McpError::method_not_found(method_name)),
     }
@@ -421,13 +443,14 @@ pub(crate) async fn serve(
 async fn guarded<T>(
     server: &Server,
     view: crate::server::Call<'_>,
+    caller: Option<guard::Caller<'_>>,
     rounds: impl std::future::Future<Output = Result<Outcome<T>, McpError>>,
 ) -> Result<Outcome<T>, McpError> {
-    if server.inner.middleware.is_empty() {
+    if !guard::needed(server) {
         return Box::pin(rounds).await;
     }
     let answered = |_: &T| crate::server::CallOutcome::Answered { is_error: false };
-    match Box::pin(guard::guard(server, view, rounds, answered)).await {
+    match Box::pin(guard::guard(server, view, caller, rounds, answered)).await {
         guard::Guarded::Ran(outcome) => outcome,
         guard::Guarded::Refused(e) => Err(e),
     }

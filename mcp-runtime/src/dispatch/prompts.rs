@@ -26,12 +26,15 @@ impl GetParams {
 }
 
 /// `prompts/get`: checks the arguments against the prompt's, then runs it.
+/// `shown`: false when the prompt is hidden from the caller, who is told it
+/// is unknown.
 pub(crate) async fn get(
     catalog: &Catalog,
     params: &GetParams,
+    shown: bool,
     ctx: Context,
 ) -> Result<Outcome<GetPromptResult>, McpError> {
-    let Some(&index) = catalog.prompt_index.get(params.name.as_str()) else {
+    let Some(&index) = catalog.prompt_index.get(params.name.as_str()).filter(|_| shown) else {
         return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
     };
     let entry = &catalog.prompts[index];

@@ -1,9 +1,9 @@
-//! Serving `resources/read` (the lists are written in `dispatch/mod.rs`, through `access`).
+//! Serving `resources/read` (the lists are written in `dispatch/mod.rs`, through `visible`).
 
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CacheScope, ResourceContents};
-use crate::server::Catalog;
+use crate::server::entry::ResourceEntry;
 use crate::server::Context;
 use serde::Serialize;
 
@@ -29,17 +29,17 @@ pub(crate) struct ReadResult {
     cache_scope: CacheScope,
 }
 
-/// `resources/read`: an exact URI first, then the templates in list order.
+/// `resources/read` of the resource that serves the URI (`found`: an exact
+/// URI first, then the templates in list order, of those the caller is
+/// shown), with the variables it binds.
 pub(crate) async fn read(
-    catalog: &Catalog,
+    found: Option<(&ResourceEntry, &[(String, String)])>,
     params: &ReadParams,
     ctx: Context,
 ) -> Result<Outcome<ReadResult>, McpError> {
     let uri = params.uri.as_str();
-    let (entry, vars) = catalog
-        .find_resource(uri)
-        .ok_or_else(|| McpError::resource_not_found(uri))?;
-    let result = crate::panic::run_caught(|| (entry.handler)(uri, &vars, ctx)).await;
+    let (entry, vars) = found.ok_or_else(|| McpError::resource_not_found(uri))?;
+    let result = crate::panic::run_caught(|| (entry.handler)(uri, vars, ctx)).await;
     let outcome = result.map_err(|message| {
         tracing::error!(%uri, "resource handler panicked: {message}");
         McpError::internal(format!("Internal error: reading {uri} panicked"))

@@ -40,14 +40,16 @@ pub(crate) enum ToolReply {
 }
 
 /// `tools/call`: finds the tool, runs it (as a task when it is a task tool
-/// and the client declared the extension), catches a panic.
+/// and the client declared the extension), catches a panic. `shown`: false
+/// when the tool is hidden from the caller, who is told it is unknown.
 pub(crate) async fn call(
     catalog: &Catalog,
     params: &CallParams<'_>,
     check_headers: bool,
+    shown: bool,
     ctx: Context,
 ) -> Result<Outcome<ToolReply>, McpError> {
-    let Some(&index) = catalog.tool_index.get(params.name()) else {
+    let Some(&index) = catalog.tool_index.get(params.name()).filter(|_| shown) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {}", params.name)));
     };
     let entry = &catalog.tools[index];
@@ -215,4 +217,12 @@ pub(crate) fn check_required(
     } else {
         Err(McpError::missing_capability(serde_json::Value::Object(missing)))
     }
+}
+
+/// The tool's own rate limit, looked up only when some tool has one.
+pub(crate) fn own_rate(server: &crate::server::Server, catalog: &Catalog, name: &str) -> Option<crate::limits::Rate> {
+    if !server.inner.limits.tool_rates() {
+        return None;
+    }
+    catalog.tool_index.get(name).and_then(|&i| catalog.tools[i].rate_limit)
 }

@@ -26,6 +26,9 @@
 //!   between wins.
 //! - Task events on `{ns}:events` carry the task's id and version only;
 //!   the listen streams that follow it read the record.
+//! - Rate limits: `{ns}:rate:{cell}`, a cell's theoretical arrival time
+//!   in microseconds of Redis's clock, checked and spent by one script
+//!   (`rates.rs`), expiring when it holds nothing.
 //! - Events: published on `{ns}:events` by one writer task per replica (in
 //!   order), received by one subscriber per replica (own events included)
 //!   and handed to that replica's listeners. When Redis goes away the
@@ -34,6 +37,7 @@
 
 mod bus;
 mod names;
+mod rates;
 mod store;
 
 pub use names::REDIS_NAMESPACE_ENV;
@@ -177,9 +181,18 @@ impl RedisShared {
         self.inner.hub.names.get().map(Names::namespace)
     }
 
-    /// Keeps the builder's tasks in Redis and carries its events through it.
+    /// Keeps the builder's tasks and rate-limit counts in Redis and carries
+    /// its events through it.
     pub fn apply(&self, builder: crate::server::ServerBuilder) -> crate::server::ServerBuilder {
-        builder.task_store(self.task_store()).event_bus(self.event_bus())
+        builder
+            .task_store(self.task_store())
+            .event_bus(self.event_bus())
+            .rate_store(self.rate_store())
+    }
+
+    /// The rate-limit counts, for [`ServerBuilder::rate_store`](crate::ServerBuilder::rate_store).
+    pub fn rate_store(&self) -> Arc<dyn crate::limits::RateStore> {
+        Arc::new(self.clone())
     }
 
     /// The task store, for [`ServerBuilder::task_store`](crate::ServerBuilder::task_store).

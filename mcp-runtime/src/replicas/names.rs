@@ -90,6 +90,11 @@ impl Names {
     pub(super) fn lease_key(&self, id: &str) -> String {
         format!("{}:task-lease:{{{id}}}", self.namespace)
     }
+
+    /// A rate-limit cell (a caller, or a caller of one tool).
+    pub(super) fn rate_key(&self, cell: &str) -> String {
+        format!("{}:rate:{cell}", self.namespace)
+    }
 }
 
 #[cfg(test)]
@@ -104,6 +109,7 @@ mod tests {
         assert_eq!(names.tasks(), "after-sales:tasks");
         assert_eq!(names.record_key("t1"), "after-sales:task:{t1}");
         assert_eq!(names.lease_key("t1"), "after-sales:task-lease:{t1}");
+        assert_eq!(names.rate_key("alice"), "after-sales:rate:alice");
     }
 
     #[test]

@@ -49,7 +49,7 @@ fn unavailable(e: redis::RedisError) -> StoreError {
 /// Runs `cmd`. A connection Redis dropped (it restarted) fails the first
 /// command after it, however long ago, before sending it; the manager
 /// reconnects then, and the command is sent once more.
-async fn query<T: redis::FromRedisValue>(
+pub(super) async fn query<T: redis::FromRedisValue>(
     conn: &redis::aio::ConnectionManager,
     cmd: &redis::Cmd,
 ) -> Result<T, StoreError> {

@@ -25,6 +25,10 @@ pub struct ServerBuilder {
     subscriptions: crate::session::SubscriptionLimits,
     bus: Option<Arc<dyn super::EventBus>>,
     middleware: Vec<Arc<dyn super::Middleware>>,
+    visibility: Vec<super::visibility::Hook>,
+    rate_limit: Option<crate::limits::Rate>,
+    max_calls_per_caller: Option<usize>,
+    rate_store: Option<Arc<dyn crate::limits::RateStore>>,
     mounts: Vec<(String, Server, super::MountUris)>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
@@ -197,6 +201,80 @@ impl ServerBuilder {
         self
     }
 
+    /// Each caller (the token's principal, else the client's address) may
+    /// make tool calls, resource reads and prompt gets at `rate`, all
+    /// together; a tool may have a rate of its own besides
+    /// (`#[tool(rate_limit = "5/s")]`, [`ToolEntry::rate_limit`](crate::ToolEntry::rate_limit)).
+    /// A call past it is refused before it runs: JSON-RPC -32603 with
+    /// `data.retryAfterMs`, and over HTTP status 429 with `Retry-After`.
+    /// `MCP_RATE_LIMIT` (`"100/min"`) sets it for `main!` binaries.
+    /// Replicas share the count through a [`rate_store`](Self::rate_store).
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder()
+    ///     .rate_limit("100/min burst 20".parse().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(server);
+    /// ```
+    pub fn rate_limit(mut self, rate: crate::limits::Rate) -> Self {
+        self.rate_limit = Some(rate);
+        self
+    }
+
+    /// Each caller may have at most `n` tool calls, reads and gets in
+    /// progress at once; one more waits at most [`busy_wait`](Self::busy_wait)
+    /// for one to end, then is refused like a call past a rate limit (429,
+    /// retry in a second). A task's call ends when the task is created.
+    /// `MCP_MAX_CALLS_PER_CALLER` sets it for `main!` binaries.
+    pub fn max_calls_per_caller(mut self, n: usize) -> Self {
+        self.max_calls_per_caller = Some(n);
+        self
+    }
+
+    /// Keeps the rate-limit counts in `store`, which replicas share (Redis:
+    /// `RedisShared::apply` sets it, the `redis` feature),
+    /// so that three replicas admit a caller's rate, not three times it.
+    /// When the store fails, each replica limits on its own until it is back.
+    pub fn rate_store(mut self, store: Arc<dyn crate::limits::RateStore>) -> Self {
+        self.rate_store = Some(store);
+        self
+    }
+
+    /// Shows each tool, prompt, resource and template only to the callers
+    /// `visible` says yes to, asked per request with the caller (token,
+    /// capabilities, headers: a [`Viewer`](crate::Viewer)) and the item
+    /// (kind and name or URI: an [`Item`](crate::Item)), so that a whole
+    /// group can be hidden at once. A hidden item is absent from its list,
+    /// and a call, read, get or completion of it is answered like one of an
+    /// unknown item; lists then say `cacheScope: "private"`, as they differ
+    /// by caller. Hooks added several times must all say yes, and so must
+    /// an item's own predicate (`#[tool(visible_if = f)]`,
+    /// [`ToolEntry::visible_if`](crate::ToolEntry::visible_if)). A hook that
+    /// panics hides the item. A server mounted into another keeps its hooks
+    /// for its own items, asked with their unprefixed names.
+    ///
+    /// ```
+    /// use mcp_runtime::{Item, Server};
+    ///
+    /// // `admin_*` tools only for tokens with the `admin` scope.
+    /// let server = Server::builder()
+    ///     .visible_if(|viewer, item| match item {
+    ///         Item::Tool(name) if name.starts_with("admin_") => viewer.has_scope("admin"),
+    ///         _ => true,
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(server);
+    /// ```
+    pub fn visible_if(
+        mut self,
+        visible: impl Fn(&super::Viewer<'_>, super::Item<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.visibility.push(Arc::new(visible));
+        self
+    }
+
     /// Adds a hook around every tool call, resource read and prompt get.
     /// Hooks run in the order added (`before`), and in reverse (`after`).
     pub fn middleware(mut self, middleware: impl super::Middleware) -> Self {
@@ -299,6 +377,12 @@ impl ServerBuilder {
             }
         }
         let catalog = Catalog::build(parts)?;
+        let limits = crate::limits::Limits::new(
+            self.rate_limit,
+            self.max_calls_per_caller,
+            catalog.tools.iter().any(|t| t.rate_limit.is_some()),
+            self.rate_store,
+        );
         let meta_fragment = format!(
             "\"_meta\":{{\"{}\":{}}}",
             crate::protocol::META_SERVER_INFO,
@@ -345,6 +429,9 @@ impl ServerBuilder {
                 events,
                 bus: self.bus,
                 middleware: self.middleware,
+                visibility: self.visibility,
+                limits,
+                readiness: Arc::default(),
                 stopping: Cancellation::new(),
                 sealer,
                 ephemeral_key,

@@ -31,6 +31,10 @@ pub(crate) struct Catalog {
     /// Whether a tool runs as a task: the tasks extension is declared and
     /// `tasks/*` served.
     pub has_tasks: bool,
+    /// Whether an item has a visibility predicate of its own.
+    pub has_predicates: bool,
+    /// Whether an item asks for OAuth scopes.
+    pub has_scopes: bool,
 }
 
 fn index_by<T>(
@@ -101,8 +105,16 @@ impl Catalog {
         prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
         let prompt_index = index_by(&prompts, |p| &p.prompt.name, |p| p.location, "prompt")?;
         let has_tasks = tools.iter().any(|t| t.task.mode != crate::tasks::TaskMode::Never);
+        let has_predicates = tools.iter().any(|t| t.visible.is_some())
+            || statics.iter().chain(&templates).any(|r| r.visible.is_some())
+            || prompts.iter().any(|p| p.visible.is_some());
+        let has_scopes = tools.iter().any(|t| !t.scopes.is_empty())
+            || statics.iter().chain(&templates).any(|r| !r.scopes.is_empty())
+            || prompts.iter().any(|p| !p.scopes.is_empty());
         Ok(Catalog {
             has_tasks,
+            has_predicates,
+            has_scopes,
             tools_json: tools.iter().map(|t| to_json(&t.tool)).collect(),
             tools,
             tool_index,
@@ -130,13 +142,27 @@ impl Catalog {
     /// The resource a URI names: a static one, else the first template it
     /// matches, with the variables it binds.
     pub(crate) fn find_resource(&self, uri: &str) -> Option<(&ResourceEntry, Vec<(String, String)>)> {
+        self.find_resource_where(uri, |_| true)
+    }
+
+    /// [`find_resource`](Self::find_resource) among the entries `shown`
+    /// keeps: one it leaves out is absent, so a template may serve the URI
+    /// of a hidden static resource.
+    pub(crate) fn find_resource_where(
+        &self,
+        uri: &str,
+        shown: impl Fn(&ResourceEntry) -> bool,
+    ) -> Option<(&ResourceEntry, Vec<(String, String)>)> {
         if let Some(&i) = self.resource_index.get(uri) {
-            return Some((&self.resources[i], Vec::new()));
+            if shown(&self.resources[i]) {
+                return Some((&self.resources[i], Vec::new()));
+            }
         }
         self.templates.iter().find_map(|t| {
             t.template
                 .as_ref()
                 .and_then(|tpl| tpl.matches(uri))
+                .filter(|_| shown(t))
                 .map(|vars| (t, vars))
         })
     }

@@ -12,8 +12,10 @@ mod events;
 mod identity;
 mod middleware;
 mod mount;
+mod readiness;
 pub(crate) mod registry;
 mod state;
+pub(crate) mod visibility;
 
 pub use builder::ServerBuilder;
 pub(crate) use catalog::{Catalog, Parts};
@@ -25,8 +27,10 @@ pub use events::{EventBus, ServerEvent};
 pub use identity::{Identity, RequestHeaders};
 pub use middleware::{Call, CallKind, CallOutcome, Middleware, MiddlewareFuture};
 pub use mount::MountUris;
+pub use readiness::Awaiting;
 pub use state::State;
 pub(crate) use state::StateMap;
+pub use visibility::{Item, Viewer, VisibleIf};
 
 use crate::cancel::Cancellation;
 use crate::error::McpError;
@@ -146,6 +150,12 @@ pub(crate) struct ServerInner {
     pub bus: Option<Arc<dyn EventBus>>,
     /// Hooks around handler calls, in order.
     pub middleware: Vec<Arc<dyn Middleware>>,
+    /// Server-wide visibility hooks (`ServerBuilder::visible_if`), all asked.
+    pub visibility: Vec<visibility::Hook>,
+    /// Rate and concurrency limits per caller.
+    pub limits: crate::limits::Limits,
+    /// The dependencies awaited before the server is ready.
+    pub readiness: Arc<readiness::Readiness>,
     /// Cancelled when the server stops: long-lived streams end.
     pub stopping: Cancellation,
     pub sealer: crate::mrtr::seal::Sealer,
@@ -259,12 +269,36 @@ impl Server {
     /// Adds a tool at run time (replacing one of the same name) and
     /// announces `notifications/tools/list_changed`.
     pub fn add_tool(&self, entry: ToolEntry) -> Result<(), BuildError> {
+        if entry.rate_limit.is_some() {
+            self.inner.limits.note_tool_rate();
+        }
         self.update(ServerEvent::ToolsListChanged, |parts| {
             parts.tools.retain(|t| t.tool.name != entry.tool.name);
             parts.tools.push(entry);
             true
         })
         .map(drop)
+    }
+
+    /// Marks `what` (an authorization server, a database: named for the
+    /// operator) as awaited until the returned handle is dropped: meanwhile
+    /// the stand-alone HTTP server's `/readyz` answers 503 naming it. For a
+    /// dependency down at start that the server retries rather than exit.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder().build().unwrap();
+    /// let db = server.awaiting("database postgres://db:5432");
+    /// assert_eq!(server.awaited(), ["database postgres://db:5432"]);
+    /// db.ready();
+    /// assert!(server.awaited().is_empty());
+    /// ```
+    pub fn awaiting(&self, what: impl Into<String>) -> Awaiting {
+        Awaiting::new(&self.inner.readiness, what.into())
+    }
+
+    /// The dependencies awaited now (see [`awaiting`](Self::awaiting)).
+    pub fn awaited(&self) -> Vec<String> {
+        self.inner.readiness.awaited()
     }
 
     /// Removes a tool at run time; returns whether it was there.

@@ -1,6 +1,7 @@
 //! Composition: another server's entries served under a prefix, each
 //! handler run with that server's state.
 
+use super::visibility::{with_hooks, Item};
 use super::{BuildError, Parts, Server};
 use crate::mrtr::Outcome;
 use crate::protocol::ResourceContents;
@@ -50,6 +51,22 @@ fn insertion_point(uri: &str) -> usize {
     }
 }
 
+fn as_tool(name: &str) -> Item<'_> {
+    Item::Tool(name)
+}
+
+fn as_prompt(name: &str) -> Item<'_> {
+    Item::Prompt(name)
+}
+
+fn as_resource(uri: &str) -> Item<'_> {
+    Item::Resource(uri)
+}
+
+fn as_template(uri: &str) -> Item<'_> {
+    Item::ResourceTemplate(uri)
+}
+
 /// Adds a mounted server's entries to `parts`: tools and prompts renamed
 /// `prefix_name`, resources and templates under their URIs or prefixed
 /// ones, every handler run with the mounted server's state.
@@ -59,8 +76,12 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
     }
     let catalog = other.catalog();
     let state = &other.inner.state;
+    // The mounted server's visibility hooks go with its items, asked with
+    // the names the items have there.
+    let hooks = &other.inner.visibility;
     for tool in &catalog.tools {
         let mut entry = tool.clone();
+        entry.visible = with_hooks(entry.visible.take(), hooks, as_tool, tool.tool.name.clone());
         entry.tool.name = format!("{prefix}_{}", entry.tool.name);
         let (inner, state) = (entry.handler.clone(), state.clone());
         entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
@@ -68,6 +89,7 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
     }
     for prompt in &catalog.prompts {
         let mut entry = prompt.clone();
+        entry.visible = with_hooks(entry.visible.take(), hooks, as_prompt, prompt.prompt.name.clone());
         entry.prompt.name = format!("{prefix}_{}", entry.prompt.name);
         let (inner, state) = (entry.handler.clone(), state.clone());
         entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
@@ -75,6 +97,12 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
     }
     for resource in catalog.resources.iter().chain(&catalog.templates) {
         let mut entry = resource.clone();
+        let item: for<'n> fn(&'n str) -> Item<'n> = if entry.template.is_some() {
+            as_template
+        } else {
+            as_resource
+        };
+        entry.visible = with_hooks(entry.visible.take(), hooks, item, resource.uri.clone());
         let (inner, state) = (entry.handler.clone(), state.clone());
         if uris == MountUris::Kept {
             entry.handler = Arc::new(move |uri, vars, ctx| inner(uri, vars, ctx.with_state(&state)));

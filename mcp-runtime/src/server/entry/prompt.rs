@@ -6,6 +6,7 @@ use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::prompts::IntoPromptResult;
 use crate::protocol::{GetPromptResult, Prompt, PromptArgument};
+use crate::server::visibility::{Predicate, Viewer, VisibleIf};
 use crate::server::Context;
 use std::future::Future;
 use std::pin::Pin;
@@ -45,6 +46,8 @@ pub struct PromptDef {
     pub completers: &'static [CompleterDef],
     /// The OAuth scopes a caller needs (`#[prompt(scopes(..))]`).
     pub scopes: &'static [&'static str],
+    /// Whether the caller sees the prompt (`#[prompt(visible_if = f)]`).
+    pub visible_if: Option<VisibleIf>,
     /// Where the function is defined.
     pub location: &'static str,
 }
@@ -63,6 +66,8 @@ pub struct PromptEntry {
     pub(crate) completers: Vec<Completer>,
     /// The OAuth scopes a caller needs.
     pub(crate) scopes: Vec<String>,
+    /// Whether the caller sees the prompt, when it is not everyone.
+    pub(crate) visible: Option<Predicate>,
     pub(crate) location: &'static str,
 }
 
@@ -100,6 +105,7 @@ impl PromptEntry {
             handler: Arc::new(move |args, ctx| get(args, ctx)),
             completers: Completer::from_defs(def.completers),
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
+            visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
             location: def.location,
         }
     }
@@ -120,6 +126,7 @@ impl PromptEntry {
             handler,
             completers: Vec::new(),
             scopes: Vec::new(),
+            visible: None,
             location: "dynamic",
         }
     }
@@ -127,6 +134,23 @@ impl PromptEntry {
     /// The OAuth scopes a caller needs (see [`ToolEntry::scopes`](crate::ToolEntry::scopes)).
     pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Shows the prompt only to the callers `visible` says yes to: to the
+    /// others it is absent from `prompts/list`, and a get or a completion
+    /// of it is answered like one of an unknown prompt (see
+    /// [`ToolEntry::visible_if`](crate::ToolEntry::visible_if)).
+    ///
+    /// ```
+    /// use mcp_runtime::{protocol::Prompt, PromptEntry};
+    /// let prompt: Prompt = serde_json::from_value(serde_json::json!({"name": "triage"})).unwrap();
+    /// let triage = PromptEntry::dynamic(prompt, |_args, _ctx| async { String::from("Sort these.") })
+    ///     .visible_if(|viewer| viewer.header("x-team") == Some("support"));
+    /// # let _ = triage;
+    /// ```
+    pub fn visible_if(mut self, visible: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Self {
+        self.visible = Some(Arc::new(visible));
         self
     }
 

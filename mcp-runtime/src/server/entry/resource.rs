@@ -6,6 +6,7 @@ use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CacheScope, Resource, ResourceContents, ResourceTemplate};
 use crate::resources::{IntoResourceContents, UriTemplate};
+use crate::server::visibility::{Predicate, Viewer, VisibleIf};
 use crate::server::Context;
 use std::future::Future;
 use std::pin::Pin;
@@ -58,6 +59,8 @@ pub struct ResourceDef {
     pub completers: &'static [CompleterDef],
     /// The OAuth scopes a caller needs (`#[resource(scopes(..))]`).
     pub scopes: &'static [&'static str],
+    /// Whether the caller sees the resource (`#[resource(visible_if = f)]`).
+    pub visible_if: Option<VisibleIf>,
     /// Where the function is defined.
     pub location: &'static str,
 }
@@ -80,6 +83,8 @@ pub struct ResourceEntry {
     pub(crate) completers: Vec<Completer>,
     /// The OAuth scopes a caller needs.
     pub(crate) scopes: Vec<String>,
+    /// Whether the caller sees the resource, when it is not everyone.
+    pub(crate) visible: Option<Predicate>,
     pub(crate) location: &'static str,
 }
 
@@ -154,6 +159,7 @@ impl ResourceEntry {
             handler: Arc::new(move |uri, vars, ctx| read(uri, vars, ctx)),
             completers: Completer::from_defs(def.completers),
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
+            visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
             location: def.location,
         })
     }
@@ -182,6 +188,7 @@ impl ResourceEntry {
             handler,
             completers: Vec::new(),
             scopes: Vec::new(),
+            visible: None,
             location: "dynamic",
         }
     }
@@ -189,6 +196,25 @@ impl ResourceEntry {
     /// The OAuth scopes a caller needs (see [`ToolEntry::scopes`](crate::ToolEntry::scopes)).
     pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Shows the resource (or template) only to the callers `visible` says
+    /// yes to: to the others it is absent from its list, a read of a URI it
+    /// would serve is answered as one no resource serves, and a completion
+    /// of a template as one of an unknown template (see
+    /// [`ToolEntry::visible_if`](crate::ToolEntry::visible_if)).
+    ///
+    /// ```
+    /// use mcp_runtime::{protocol::Resource, ResourceEntry};
+    /// let resource: Resource =
+    ///     serde_json::from_value(serde_json::json!({"uri": "ops://runbook", "name": "runbook"})).unwrap();
+    /// let runbook = ResourceEntry::dynamic(resource, |_uri, _ctx| async { "Step 1: breathe." })
+    ///     .visible_if(|viewer| viewer.has_scope("ops"));
+    /// # let _ = runbook;
+    /// ```
+    pub fn visible_if(mut self, visible: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Self {
+        self.visible = Some(Arc::new(visible));
         self
     }
 

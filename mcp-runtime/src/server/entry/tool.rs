@@ -4,6 +4,7 @@
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations};
+use crate::server::visibility::{Predicate, Viewer, VisibleIf};
 use crate::server::Context;
 use crate::tasks::TaskSupport;
 use crate::tools::{validate, IntoToolResult};
@@ -60,6 +61,10 @@ pub struct ToolDef {
     pub timeout_ms: Option<u64>,
     /// Calls running at once, at most (`#[tool(max_concurrency = 4)]`).
     pub max_concurrency: Option<u64>,
+    /// Calls per caller (`#[tool(rate_limit = "5/s")]`).
+    pub rate_limit: Option<crate::limits::Rate>,
+    /// Whether the caller sees the tool (`#[tool(visible_if = f)]`).
+    pub visible_if: Option<VisibleIf>,
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -111,6 +116,10 @@ pub struct ToolEntry {
     pub(crate) timeout: Option<std::time::Duration>,
     /// The places of the calls running at once, when they are bounded.
     pub(crate) concurrency: Option<Arc<tokio::sync::Semaphore>>,
+    /// Whether the caller sees the tool, when it is not everyone.
+    pub(crate) visible: Option<Predicate>,
+    /// Calls per caller, when the tool has a rate of its own.
+    pub(crate) rate_limit: Option<crate::limits::Rate>,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -137,6 +146,8 @@ impl ToolEntry {
             constrained: validate::has_constraints(&tool.input_schema),
             timeout: def.timeout_ms.map(std::time::Duration::from_millis),
             concurrency: def.max_concurrency.map(places),
+            visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
+            rate_limit: def.rate_limit,
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
@@ -192,6 +203,8 @@ impl ToolEntry {
             constrained: validate::has_constraints(&tool.input_schema),
             timeout: None,
             concurrency: None,
+            visible: None,
+            rate_limit: None,
             tool,
             handler,
             location: "dynamic",
@@ -237,6 +250,36 @@ impl ToolEntry {
     /// saying the tool is busy. A task holds its place until it ends.
     pub fn max_concurrency(mut self, n: u64) -> Self {
         self.concurrency = Some(places(n));
+        self
+    }
+
+    /// Each caller (principal, else address) may call the tool at `rate`:
+    /// one more call is refused with the delay to wait (HTTP 429 with
+    /// `Retry-After`; JSON-RPC -32603 with `data.retryAfterMs`), besides
+    /// the server's own limit
+    /// ([`ServerBuilder::rate_limit`](crate::ServerBuilder::rate_limit)).
+    /// Replicas that share Redis share the count.
+    pub fn rate_limit(mut self, rate: crate::limits::Rate) -> Self {
+        self.rate_limit = Some(rate);
+        self
+    }
+
+    /// Shows the tool only to the callers `visible` says yes to: to the
+    /// others it is absent from `tools/list` and a call of it is answered
+    /// like a call of an unknown tool. Asked on every list and call (keep
+    /// it quick); a panic hides the tool. See [`Viewer`](crate::Viewer).
+    ///
+    /// ```
+    /// use mcp_runtime::{protocol::Tool, ToolEntry};
+    /// let tool: Tool = serde_json::from_value(serde_json::json!({
+    ///     "name": "reset", "inputSchema": {"type": "object"}
+    /// })).unwrap();
+    /// let reset = ToolEntry::dynamic(tool, |_args, _ctx| async { "reset" })
+    ///     .visible_if(|viewer| viewer.has_scope("admin"));
+    /// # let _ = reset;
+    /// ```
+    pub fn visible_if(mut self, visible: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Self {
+        self.visible = Some(Arc::new(visible));
         self
     }
 

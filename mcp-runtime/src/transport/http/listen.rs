@@ -381,23 +381,37 @@ fn connection(
 
 /// Liveness: answered 200 while the process serves at all.
 pub const HEALTHZ: &str = "/healthz";
-/// Readiness: 200 `ready`, or 503 `stopping` (the server was asked to stop)
-/// or `shedding` (requests past `max_in_flight` are being refused).
+/// Readiness: 200 `ready`, or 503 `stopping` (the server was asked to stop),
+/// `waiting` (a dependency is awaited: `for` names them) or `shedding`
+/// (requests past `max_in_flight` are being refused).
 pub const READYZ: &str = "/readyz";
 
 /// The answer of `/healthz` (`ready` false) or `/readyz`: a small JSON
 /// object, `{"status":"..."}`, never cached.
 fn health(service: &McpService, ready: bool, stopping: bool) -> http::Response<McpBody> {
+    let stopping = stopping || service.server().is_shutting_down();
+    let awaited = if ready && !stopping {
+        service.server().awaited()
+    } else {
+        Vec::new()
+    };
     let (code, said) = if !ready {
         (StatusCode::OK, "alive")
-    } else if stopping || service.server().is_shutting_down() {
+    } else if stopping {
         (StatusCode::SERVICE_UNAVAILABLE, "stopping")
+    } else if !awaited.is_empty() {
+        (StatusCode::SERVICE_UNAVAILABLE, "waiting")
     } else if service.is_shedding() {
         (StatusCode::SERVICE_UNAVAILABLE, "shedding")
     } else {
         (StatusCode::OK, "ready")
     };
-    let mut r = http::Response::new(McpBody::full(format!("{{\"status\":\"{said}\"}}")));
+    let body = if awaited.is_empty() {
+        format!("{{\"status\":\"{said}\"}}")
+    } else {
+        serde_json::json!({"status": said, "for": awaited}).to_string()
+    };
+    let mut r = http::Response::new(McpBody::full(body));
     *r.status_mut() = code;
     let headers = r.headers_mut();
     headers.insert(

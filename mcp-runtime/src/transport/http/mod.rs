@@ -96,8 +96,14 @@ pub struct HttpConfig {
     pub principal_header: Option<String>,
     /// Legacy (2025-11-25) sessions idle longer than this are dropped (default 30 minutes).
     pub session_idle: Duration,
-    /// At most this many legacy sessions at once (default 10 000; the longest idle makes room).
+    /// At most this many legacy sessions at once (default 10 000): past it,
+    /// the longest idle session of the caller with the most makes room.
     pub max_sessions: usize,
+    /// At most this many legacy sessions per caller (the principal, else
+    /// the client's address; default 64): past it, that caller's own longest
+    /// idle session makes room, so a caller opening sessions in a loop never
+    /// ends another's (`MCP_MAX_SESSIONS_PER_CALLER`).
+    pub max_sessions_per_caller: usize,
     /// How long a stopping [`HttpServer`] waits for requests in flight to
     /// finish before it returns anyway (default 30 s).
     pub shutdown_grace: Duration,
@@ -131,6 +137,7 @@ impl Default for HttpConfig {
             principal_header: None,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_caller: 64,
             shutdown_grace: Duration::from_secs(30),
             session_prefix: String::new(),
             auth: None,
@@ -170,7 +177,11 @@ impl McpService {
     pub fn with_config(server: Server, config: HttpConfig) -> Self {
         McpService {
             server,
-            sessions: Arc::new(SessionStore::new(config.session_idle, config.max_sessions)),
+            sessions: Arc::new(SessionStore::new(
+                config.session_idle,
+                config.max_sessions,
+                config.max_sessions_per_caller,
+            )),
             config: Arc::new(config),
             in_flight: Arc::default(),
         }
@@ -320,7 +331,7 @@ impl McpService {
         // The request owns what it needs; the body's buffer goes back now.
         drop(bytes);
         if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
-            return self.initialize(&request, principal.as_deref());
+            return self.initialize(&request, principal.as_deref(), peer);
         }
         drop((method, uri));
         self.respond(request, HeaderFacts::http(headers), principal, session, identity, peer)
@@ -330,17 +341,24 @@ impl McpService {
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
     /// It belongs to `principal` (the token's subject, or the
     /// `principal_header`'s value), if any.
-    fn initialize(&self, request: &jsonrpc::Request, principal: Option<&str>) -> Response<McpBody> {
+    fn initialize(
+        &self,
+        request: &jsonrpc::Request,
+        principal: Option<&str>,
+        peer: Option<std::net::IpAddr>,
+    ) -> Response<McpBody> {
         let id = format!("{}{}", self.config.session_prefix, SessionStore::new_id());
         match crate::legacy::initialize(&self.server, request, Some(id.clone())) {
             Ok((session, body)) => {
                 if let Some(principal) = principal {
                     session.set_owner(principal);
                 }
-                self.sessions.insert(session);
+                self.sessions
+                    .insert(session, &crate::tasks::caller_key(principal, peer));
                 let mut r = json_reply(Reply {
                     body: jsonrpc::encode_result_raw(&request.id, &body),
                     status: 200,
+                    retry_after: None,
                 });
                 if let Ok(v) = http::HeaderValue::from_str(&id) {
                     r.headers_mut().insert("mcp-session-id", v);
@@ -379,6 +397,7 @@ impl McpService {
             Reply {
                 body: Vec::new(),
                 status: 200,
+                retry_after: None,
             }
         });
         sse(McpBody::sse(
@@ -523,6 +542,10 @@ fn json_reply(reply: Reply) -> Response<McpBody> {
     *r.status_mut() = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut()
         .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    if let Some(seconds) = reply.retry_after {
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, http::HeaderValue::from(seconds));
+    }
     r
 }
 

@@ -1,0 +1,85 @@
+//! The cells of this process: the generic cell rate algorithm, one
+//! theoretical arrival time (TAT) per key.
+
+use super::Rate;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Keys kept at most. A cell whose TAT has passed holds nothing (a new
+/// cell is the same), so those are dropped first; past the bound with
+/// every cell live, the table is cleared (callers get a fresh burst: over-
+/// admission for a moment, never a refusal nobody earned).
+const MAX_CELLS: usize = 100_000;
+
+/// Spends one call of a rate per key, in memory.
+pub(crate) struct Cells {
+    start: Instant,
+    cells: Mutex<HashMap<Box<str>, u64>>,
+}
+
+impl Cells {
+    pub(crate) fn new() -> Self {
+        Cells {
+            start: Instant::now(),
+            cells: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn now_us(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
+
+    /// `None`: admitted (and spent); `Some(wait)`: refused, retry after `wait`.
+    pub(crate) fn spend(&self, key: &str, rate: Rate) -> Option<Duration> {
+        let now = self.now_us();
+        let mut cells = self.cells.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let tat = cells.get(key).copied().unwrap_or(now).max(now);
+        if let Some(wait) = gcra(now, tat, rate) {
+            return Some(wait);
+        }
+        let next = tat.saturating_add(rate.interval_us());
+        if let Some(cell) = cells.get_mut(key) {
+            *cell = next;
+        } else {
+            if cells.len() >= MAX_CELLS {
+                cells.retain(|_, tat| *tat > now);
+                if cells.len() >= MAX_CELLS {
+                    cells.clear();
+                }
+            }
+            cells.insert(key.into(), next);
+        }
+        None
+    }
+}
+
+/// One step of GCRA at `now` for a cell at `tat` (not before `now`): how
+/// long to wait, or `None` to admit.
+fn gcra(now: u64, tat: u64, rate: Rate) -> Option<Duration> {
+    let allowed_from = tat.saturating_sub(rate.tolerance_us());
+    (now < allowed_from).then(|| Duration::from_micros(allowed_from.saturating_sub(now)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_passes_then_the_steady_rate() {
+        let cells = Cells::new();
+        let rate: Rate = "5/s".parse().unwrap();
+        for i in 0..5 {
+            assert_eq!(cells.spend("a", rate), None, "call {i} of the burst");
+        }
+        let wait = cells.spend("a", rate).expect("the sixth is refused");
+        assert!(
+            wait <= Duration::from_millis(200) && wait > Duration::from_millis(150),
+            "{wait:?}"
+        );
+        // Another caller has a cell of its own.
+        assert_eq!(cells.spend("b", rate), None);
+        std::thread::sleep(wait);
+        assert_eq!(cells.spend("a", rate), None, "admitted again after the wait");
+    }
+}

@@ -168,10 +168,7 @@ async fn a_tool_may_have_a_rate_of_its_own() {
         .await;
     assert!(limited(&v) > 50_000, "{v}");
     assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("over 1/min of quota"),
+        v["error"]["message"].as_str().unwrap().contains("over 1/min of quota"),
         "{v}"
     );
     // Other tools are not limited.

@@ -73,7 +73,7 @@ where
         None => None,
         Some(caller) => {
             let wait = server.config().busy_wait;
-            match server.inner.limits.admit(&caller.key, caller.tool, wait).await {
+            match server.inner.limits.admit(caller.key, caller.tool, wait).await {
                 Ok(admitted) => Some(admitted),
                 Err(e) => return Guarded::Refused(e),
             }

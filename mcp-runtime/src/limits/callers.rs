@@ -7,6 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 
+/// Callers kept with nothing in progress, at most.
+const KEPT_IDLE: usize = 10_000;
+
 /// The counts of one server.
 pub(crate) struct Callers {
     max: usize,
@@ -17,7 +20,7 @@ pub(crate) struct Callers {
 /// A place held by one call.
 pub(crate) struct Place {
     callers: Arc<Callers>,
-    key: Box<str>,
+    key: String,
 }
 
 impl Callers {
@@ -31,27 +34,35 @@ impl Callers {
 
     fn try_take(&self, key: &str) -> bool {
         let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        let count = counts.entry(key.into()).or_insert(0);
-        if *count >= self.max {
-            return false;
+        if let Some(count) = counts.get_mut(key) {
+            if *count >= self.max {
+                return false;
+            }
+            *count += 1;
+            return true;
         }
-        *count += 1;
+        // Callers with nothing in progress stay (a caller's next call
+        // allocates nothing) until there are many.
+        if counts.len() >= KEPT_IDLE {
+            counts.retain(|_, n| *n > 0);
+        }
+        counts.insert(key.into(), 1);
         true
     }
 
     /// A place for `key`, waiting at most `wait` for one; `None` when none
     /// came free in time.
-    pub(crate) async fn take(self: &Arc<Self>, key: &str, wait: Duration) -> Option<Place> {
+    pub(crate) async fn take(self: &Arc<Self>, key: String, wait: Duration) -> Option<Place> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             // Registered before the check, so a place freed in between wakes it.
             let freed = self.freed.notified();
             tokio::pin!(freed);
             freed.as_mut().enable();
-            if self.try_take(key) {
+            if self.try_take(&key) {
                 return Some(Place {
                     callers: self.clone(),
-                    key: key.into(),
+                    key,
                 });
             }
             if tokio::time::timeout_at(deadline, freed).await.is_err() {
@@ -73,14 +84,16 @@ impl Callers {
 impl Drop for Place {
     fn drop(&mut self) {
         let mut counts = self.callers.counts.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = counts.get_mut(&*self.key) {
+        let was = counts.get_mut(self.key.as_str()).map(|count| {
+            let was = *count;
             *count = count.saturating_sub(1);
-            if *count == 0 {
-                counts.remove(&*self.key);
-            }
-        }
+            was
+        });
         drop(counts);
-        self.callers.freed.notify_waiters();
+        // Only a caller that was at its bound can have calls waiting.
+        if was.is_some_and(|n| n >= self.callers.max) {
+            self.callers.freed.notify_waiters();
+        }
     }
 }
 
@@ -91,19 +104,19 @@ mod tests {
     #[tokio::test]
     async fn a_caller_waits_for_its_own_place_only() {
         let callers = Callers::new(2);
-        let a1 = callers.take("a", Duration::ZERO).await.unwrap();
-        let _a2 = callers.take("a", Duration::ZERO).await.unwrap();
+        let a1 = callers.take("a".into(), Duration::ZERO).await.unwrap();
+        let _a2 = callers.take("a".into(), Duration::ZERO).await.unwrap();
         assert!(
-            callers.take("a", Duration::from_millis(20)).await.is_none(),
+            callers.take("a".into(), Duration::from_millis(20)).await.is_none(),
             "a third place for a"
         );
         assert!(
-            callers.take("b", Duration::ZERO).await.is_some(),
+            callers.take("b".into(), Duration::ZERO).await.is_some(),
             "b is not held up by a"
         );
         let waiter = {
             let callers = callers.clone();
-            tokio::spawn(async move { callers.take("a", Duration::from_secs(5)).await.is_some() })
+            tokio::spawn(async move { callers.take("a".into(), Duration::from_secs(5)).await.is_some() })
         };
         tokio::time::sleep(Duration::from_millis(20)).await;
         drop(a1);

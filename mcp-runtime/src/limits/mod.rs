@@ -105,12 +105,12 @@ impl Limits {
     /// progress is waited for at most `wait`.
     pub(crate) async fn admit(
         &self,
-        caller: &str,
+        caller: String,
         tool: Option<(&str, Rate)>,
         wait: Duration,
     ) -> Result<Admitted, McpError> {
         if let Some(rate) = self.server_rate {
-            if let Some(delay) = self.spend(caller, rate).await {
+            if let Some(delay) = self.spend(&caller, rate).await {
                 return Err(McpError::rate_limited(
                     format!("Rate limited: over {rate} for this caller; retry in {}", seconds(delay)),
                     delay,
@@ -209,12 +209,12 @@ mod tests {
         let rate: Rate = "2/min".parse().unwrap();
         let limits = Limits::new(Some(rate), None, false, Some(Arc::new(Silent)));
         let started = Instant::now();
-        assert!(limits.admit("a", None, Duration::ZERO).await.is_ok());
+        assert!(limits.admit("a".into(), None, Duration::ZERO).await.is_ok());
         assert!(started.elapsed() >= SHARED_WAIT, "the first call waited for the store");
         let again = Instant::now();
-        assert!(limits.admit("a", None, Duration::ZERO).await.is_ok());
+        assert!(limits.admit("a".into(), None, Duration::ZERO).await.is_ok());
         let refused = limits
-            .admit("a", None, Duration::ZERO)
+            .admit("a".into(), None, Duration::ZERO)
             .await
             .err()
             .expect("the local cell is spent");

@@ -15,7 +15,8 @@
 # in target/bench-prof.
 # HTTP (ours, ceiling): starts each under callgrind, warms up 1 s with wrk
 # (8 connections, the suite's request), zeroes the counters, loads it 4 s,
-# dumps, and prints instructions per request.
+# dumps, and prints instructions per request (`callgrind_http` of
+# bench/callgrind_lib.sh, which bench/guardrails.sh shares).
 # stdio (NAME-stdio): runs the server under callgrind twice through
 # `driver stdio-load` (stdin and stdout are pipes; 64 calls in flight), with
 # 1,000 and then 21,000 `tools/call`s after the driver's first, and prints the
@@ -26,13 +27,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 peers=("$@")
 [ ${#peers[@]} -eq 0 ] && peers=(ours ceiling)
-for tool in valgrind callgrind_control callgrind_annotate curl; do
-  command -v "$tool" >/dev/null || { echo "callgrind.sh: needs $tool (apt-get install valgrind curl)" >&2; exit 1; }
-done
+# shellcheck source=callgrind_lib.sh
+. bench/callgrind_lib.sh
+callgrind_tools
 # shellcheck source=wrk.sh
 . bench/wrk.sh
 wrk_ensure
-export CARGO_TARGET_DIR=target/bench-prof CARGO_PROFILE_RELEASE_DEBUG=line-tables-only RUSTFLAGS="-C force-frame-pointers=yes"
+callgrind_build_env
+trap callgrind_stop EXIT
 # The binary of a peer (NAME or NAME-stdio).
 bin_of() {
   case $1 in
@@ -49,8 +51,6 @@ out=target/bench-results; mkdir -p "$out"
 lua=$out/callgrind.lua
 target/bench-prof/release/driver wrk-script > "$lua"
 port=29400
-# Total instructions of a callgrind dump.
-program_total() { callgrind_annotate "$1" 2> /dev/null | awk '/PROGRAM TOTALS/{gsub(",","",$1); print $1}'; }
 stdio_counts=(1000 21000)
 for p in "${peers[@]}"; do
   if [[ $p == *-stdio ]]; then
@@ -70,20 +70,5 @@ for p in "${peers[@]}"; do
     continue
   fi
   port=$((port + 1))
-  file=$out/callgrind.$p.out
-  rm -f "$file"*
-  valgrind --tool=callgrind --callgrind-out-file="$file" "target/bench-prof/release/$p" --http "127.0.0.1:$port" \
-    2> "$out/callgrind.$p.stderr" &
-  vg=$!
-  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.2; done
-  wrk -t1 -c8 -d1s -s "$lua" "http://127.0.0.1:$port/mcp" > /dev/null
-  callgrind_control -z "$vg" > /dev/null
-  requests=$(wrk -t1 -c8 -d4s -s "$lua" "http://127.0.0.1:$port/mcp" | awk -F'\t' '/^WRKRESULT/{print $5}')
-  callgrind_control -d "$vg" > /dev/null
-  sleep 1
-  kill -9 "$vg" 2> /dev/null || true
-  wait "$vg" 2> /dev/null || true
-  dump=$(ls -t "$file".* | head -1)
-  total=$(program_total "$dump")
-  printf '%s\trequests %s\tinstructions/request %d\t%s\n' "$p" "$requests" $((total / requests)) "$dump"
+  callgrind_http "$p" "$port" "$lua" "target/bench-prof/release/$p"
 done

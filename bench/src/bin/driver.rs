@@ -9,6 +9,8 @@
 //! driver cold-start LABEL RUNS [ROWS] -- CMD..  spawn-to-first-stdio-response time, RUNS times
 //! driver listen LABEL ADDR N PID         RSS of PID with N open subscriptions/listen HTTP streams
 //! driver idle LABEL ADDR N PID           RSS of PID with N idle keep-alive connections (one call each)
+//! driver shed ADDR CONNS SECS MS         CONNS connections calling `nap` (MS ms) back to back for SECS s
+//!                                        against `guarded`: latency and rate of its 200s and 503s
 //! driver gen-crates DIR RUNTIME_PATH     write the two 50-tool crates (ours, rmcp) under DIR
 //! driver bump FILE                       change one tool body of FILE (for the incremental build)
 //! driver report RAW_DIR OUT CRITERION    write RESULTS.md from the rows and criterion's estimates
@@ -75,6 +77,7 @@ async fn run(args: Vec<String>) -> Result<()> {
         ["cold-start", label, runs] => cold_start(label, runs.parse()?, &rows, &command).await,
         ["listen", label, addr, n, pid] => listen(label, addr, n.parse()?, pid.parse()?).await,
         ["idle", label, addr, n, pid] => idle(label, addr, n.parse()?, pid.parse()?).await,
+        ["shed", addr, conns, secs, ms] => shed(addr, conns.parse()?, secs.parse()?, ms.parse()?).await,
         ["gen-crates", dir, runtime] => gen_crates(Path::new(dir), Path::new(runtime)),
         ["bump", file] => bump(Path::new(file)),
         ["sizes"] => {
@@ -395,6 +398,284 @@ async fn idle(label: &str, addr: &str, n: u64, pid: u32) -> Result<()> {
         (after.saturating_sub(before) * 1024) as f64 / n as f64,
     );
     drop(conns);
+    Ok(())
+}
+
+// ---------------------------------------------------------------- shed
+
+/// One HTTP/1.1 `tools/call` of the `nap` tool (`guarded`) sleeping `ms`.
+fn nap_request(addr: &str, id: u64, ms: u64) -> Vec<u8> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": {"name": "nap", "arguments": {"ms": ms}, "_meta": mcp_bench::request_meta()}
+    })
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in http_headers("tools/call", Some("nap")) {
+        write!(request, "{name}: {value}\r\n").unwrap();
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    request.into_bytes()
+}
+
+/// One HTTP/1.1 response.
+struct Answer {
+    status: u16,
+    /// The server closes the connection after it (`Connection: close`, or a
+    /// body that ends with the connection).
+    close: bool,
+    body: Vec<u8>,
+}
+
+/// The body of a chunked response in `data` and the bytes it takes, once
+/// `data` holds all of it.
+fn dechunk(data: &[u8]) -> Result<Option<(Vec<u8>, usize)>> {
+    let mut body = Vec::new();
+    let mut at = 0;
+    loop {
+        let Some(eol) = data[at..].windows(2).position(|w| w == b"\r\n") else {
+            return Ok(None);
+        };
+        let line = std::str::from_utf8(&data[at..at + eol])?;
+        let size = usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16)
+            .map_err(|_| format!("bad chunk size line {line:?}"))?;
+        at += eol + 2;
+        if size == 0 {
+            // Trailers, if any, up to an empty line.
+            loop {
+                let Some(eol) = data[at..].windows(2).position(|w| w == b"\r\n") else {
+                    return Ok(None);
+                };
+                at += eol + 2;
+                if eol == 0 {
+                    return Ok(Some((body, at)));
+                }
+            }
+        }
+        if data.len() < at + size + 2 {
+            return Ok(None);
+        }
+        body.extend_from_slice(&data[at..at + size]);
+        at += size + 2;
+    }
+}
+
+/// Reads one response from `stream` (`buf` holds what was read past the
+/// previous one). `Ok(None)`: the connection ended (EOF or reset) before
+/// the first byte of the response.
+async fn read_answer(stream: &mut tokio::net::TcpStream, buf: &mut Vec<u8>) -> Result<Option<Answer>> {
+    let mut chunk = [0u8; 4096];
+    let mut eof = false;
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let status: u16 = head
+                .split_whitespace()
+                .nth(1)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| format!("not an HTTP response: {head:?}"))?;
+            let header = |name: &str| {
+                head.lines()
+                    .skip(1)
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(':').map(|v| v.trim().to_owned()))
+            };
+            let mut close = header("connection").is_some_and(|v| v.contains("close"));
+            let start = end + 4;
+            let body = if let Some(length) = header("content-length") {
+                let length: usize = length.parse()?;
+                (buf.len() >= start + length).then(|| (buf[start..start + length].to_vec(), start + length))
+            } else if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+                dechunk(&buf[start..])?.map(|(body, used)| (body, start + used))
+            } else if eof {
+                close = true;
+                Some((buf[start..].to_vec(), buf.len()))
+            } else {
+                None
+            };
+            if let Some((body, used)) = body {
+                buf.drain(..used);
+                return Ok(Some(Answer { status, close, body }));
+            }
+        }
+        if eof {
+            return if buf.is_empty() {
+                Ok(None)
+            } else {
+                Err(format!("the connection closed mid-response: {:?}", String::from_utf8_lossy(buf)).into())
+            };
+        }
+        match stream.read(&mut chunk).await {
+            Ok(0) => eof = true,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if buf.is_empty() && e.kind() == std::io::ErrorKind::ConnectionReset => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Whether `body` (JSON or SSE) is the result of a `nap` call.
+fn is_nap_result(body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(body);
+    let json = if text.trim_start().starts_with('{') {
+        Some(text.trim())
+    } else {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim)
+            .find(|l| l.starts_with('{') && l.contains("\"result\""))
+    };
+    let Some(v) = json.and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok()) else {
+        return false;
+    };
+    v["result"]["isError"] != serde_json::Value::Bool(true)
+        && v["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("slept"))
+}
+
+/// What one `shed` connection saw.
+#[derive(Default)]
+struct ShedTally {
+    /// (status, latency in ms) of every answer.
+    answers: Vec<(u16, f64)>,
+    /// TCP connections opened (the first included).
+    connects: u64,
+    /// Answers that were neither a 503 nor a 200 carrying a `nap` result.
+    bad: u64,
+    /// The first of those, for the error message.
+    first_bad: Option<String>,
+}
+
+/// One of `shed`'s connections: `nap` calls one after the other until the
+/// deadline, reconnecting when the server closes the connection.
+async fn shed_worker(addr: Arc<str>, deadline: Instant, ms: u64, first_id: u64) -> Result<ShedTally> {
+    let mut tally = ShedTally::default();
+    let mut conn: Option<tokio::net::TcpStream> = None;
+    let mut buf = Vec::new();
+    let mut id = first_id;
+    let limit = Duration::from_millis(ms) + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        id += 1;
+        let request = nap_request(&addr, id, ms);
+        // The clock includes connecting, when the previous answer closed the connection.
+        let start = Instant::now();
+        let answer = loop {
+            let reused = conn.is_some();
+            let stream = match &mut conn {
+                Some(stream) => stream,
+                None => {
+                    let stream = tokio::net::TcpStream::connect(&*addr).await?;
+                    stream.set_nodelay(true)?;
+                    tally.connects += 1;
+                    buf.clear();
+                    conn.insert(stream)
+                }
+            };
+            let exchange = async {
+                match stream.write_all(&request).await {
+                    Ok(()) => read_answer(stream, &mut buf).await,
+                    Err(_) if reused => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            };
+            match tokio::time::timeout(limit, exchange).await {
+                Err(_) => return Err(format!("no answer in {limit:?}").into()),
+                Ok(Err(e)) => return Err(e),
+                Ok(Ok(Some(answer))) => break answer,
+                // A kept-alive connection the server had closed: once more on a new one.
+                Ok(Ok(None)) if reused => conn = None,
+                Ok(Ok(None)) => return Err("a new connection closed before its answer".into()),
+            }
+        };
+        let latency = start.elapsed().as_secs_f64() * 1e3;
+        if answer.close {
+            conn = None;
+        }
+        let good = match answer.status {
+            503 => true,
+            200 => is_nap_result(&answer.body),
+            _ => false,
+        };
+        if !good {
+            tally.bad += 1;
+            tally
+                .first_bad
+                .get_or_insert_with(|| format!("{} {}", answer.status, String::from_utf8_lossy(&answer.body)));
+        }
+        tally.answers.push((answer.status, latency));
+    }
+    Ok(tally)
+}
+
+/// The value at quantile `q` of sorted `values` (nearest rank); NaN when empty.
+fn quantile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * values.len() as f64).ceil() as usize;
+    values[rank.clamp(1, values.len()) - 1]
+}
+
+/// `conns` connections calling `nap` (`ms` each) back to back for `secs`
+/// seconds against a server that sheds past `MCP_MAX_IN_FLIGHT`: how fast
+/// the refused are told, and how many get through.
+async fn shed(addr: &str, conns: usize, secs: f64, ms: u64) -> Result<()> {
+    let addr: Arc<str> = addr.into();
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(secs);
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..conns as u64 {
+        set.spawn(shed_worker(addr.clone(), deadline, ms, i << 32));
+    }
+    let mut all = ShedTally::default();
+    while let Some(tally) = set.join_next().await {
+        let tally = tally??;
+        all.answers.extend(tally.answers);
+        all.connects += tally.connects;
+        all.bad += tally.bad;
+        if all.first_bad.is_none() {
+            all.first_bad = tally.first_bad;
+        }
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let latencies = |status: u16| {
+        let mut v: Vec<f64> = all
+            .answers
+            .iter()
+            .filter(|(s, _)| *s == status)
+            .map(|(_, l)| *l)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let (shed, admitted) = (latencies(503), latencies(200));
+    let param = conns.to_string();
+    let server = "guarded";
+    row("shed_503_p50_ms", server, &param, quantile(&shed, 0.5));
+    row("shed_503_p99_ms", server, &param, quantile(&shed, 0.99));
+    row("shed_200_p50_ms", server, &param, quantile(&admitted, 0.5));
+    row("shed_200_p99_ms", server, &param, quantile(&admitted, 0.99));
+    row("shed_admitted_rps", server, &param, admitted.len() as f64 / elapsed);
+    row("shed_503_rps", server, &param, shed.len() as f64 / elapsed);
+    row("shed_200_count", server, &param, admitted.len() as f64);
+    row("shed_503_count", server, &param, shed.len() as f64);
+    row("shed_other_count", server, &param, all.bad as f64);
+    row("shed_connects", server, &param, all.connects as f64);
+    row("shed_secs", server, &param, elapsed);
+    if all.bad > 0 {
+        return Err(format!(
+            "{} answers were neither 503 nor a 200 `nap` result; the first: {}",
+            all.bad,
+            all.first_bad.unwrap_or_default()
+        )
+        .into());
+    }
     Ok(())
 }
 

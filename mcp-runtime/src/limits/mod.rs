@@ -165,11 +165,13 @@ impl Limits {
                 };
                 match verdict {
                     Ok(verdict) => {
+                        // Only the call that tried the store again says it is back:
+                        // an answer to a call sent before it failed says nothing.
                         if until != 0 {
                             self.degraded_until.store(0, Ordering::Release);
-                        }
-                        if self.degraded.swap(false, Ordering::Relaxed) {
-                            tracing::info!("rate limits: the shared store answers again; limits are shared again");
+                            if self.degraded.swap(false, Ordering::Relaxed) {
+                                tracing::info!("rate limits: the shared store answers again; limits are shared again");
+                            }
                         }
                         return verdict;
                     }

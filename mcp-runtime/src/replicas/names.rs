@@ -91,9 +91,19 @@ impl Names {
         format!("{}:task-lease:{{{id}}}", self.namespace)
     }
 
-    /// A rate-limit cell (a caller, or a caller of one tool).
+    /// A rate-limit cell (a caller, or a caller of one tool), its name
+    /// percent-encoded past `A-Za-z0-9._:@-`: a key without spaces, braces
+    /// or control characters, whatever the principal's name.
     pub(super) fn rate_key(&self, cell: &str) -> String {
-        format!("{}:rate:{cell}", self.namespace)
+        let mut key = format!("{}:rate:", self.namespace);
+        for b in cell.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'@' | b'-') {
+                key.push(char::from(b));
+            } else {
+                key.push_str(&format!("%{b:02X}"));
+            }
+        }
+        key
     }
 }
 
@@ -110,6 +120,11 @@ mod tests {
         assert_eq!(names.record_key("t1"), "after-sales:task:{t1}");
         assert_eq!(names.lease_key("t1"), "after-sales:task-lease:{t1}");
         assert_eq!(names.rate_key("alice"), "after-sales:rate:alice");
+        assert_eq!(
+            names.rate_key("[anonymous 127.0.0.1]"),
+            "after-sales:rate:%5Banonymous%20127.0.0.1%5D"
+        );
+        assert_eq!(names.rate_key("tool\u{1f}x{y}"), "after-sales:rate:tool%1Fx%7By%7D");
     }
 
     #[test]

@@ -7,6 +7,10 @@
 # Per revision it prints one row per scenario, then
 #     conformance REVISION: N passed, M failed    (scored scenarios)
 #     not scored: N passed, M failed
+# and, for 2026-07-28, the Skills extension's scenarios (sep-2640-*: extension scenarios, in no
+# requirement set, so run one by one, forced: --scenario NAME --spec-version 2026-07-28 --force):
+#     skills (sep-2640, forced): N passed, M failed (C checks, S skipped)
+# gated on every check of each being a SUCCESS (none SKIPPED, no WARNING, no FAILURE).
 # The gate: every scored scenario, and the not-scored ones named in REQUIRED_NOT_SCORED,
 # must PASS with no WARNING check, unless listed in scripts/conformance-baseline-REVISION
 # (expected failures, one scenario per line, # comments); a listed scenario that passes
@@ -28,6 +32,7 @@ set -uo pipefail
 SUITE_PKG=@modelcontextprotocol/conformance
 SUITE_VERSION=0.2.0-alpha.12
 NODE_VERSION=22.23.5
+SKILLS_SCENARIOS="sep-2640-skills-enumeration sep-2640-skills-directory sep-2640-skills-manifest"
 REQUIRED_NOT_SCORED="json-schema-2020-12 http-header-validation http-custom-header-server-validation server-session-lifecycle
   tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal tasks-mrtr-input
   tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications tasks-required-task-error
@@ -164,5 +169,17 @@ for rev in "$@"; do
        status=5 ;;
   esac
   alive "$pid" || { echo "conformance: the server died during the $rev run" >&2; status=5; pid=""; break; }
+  # The Skills extension (SEP-2640) is written against 2026-07-28: its scenarios run there.
+  [ "$rev" = 2026-07-28 ] || continue
+  skills_out=$out/skills
+  mkdir -p "$skills_out" || die 5 "cannot create $skills_out"
+  for scenario in $SKILLS_SCENARIOS; do
+    timeout 300 "$node" "$cli" server --url "$url" --scenario "$scenario" --spec-version 2026-07-28 --force \
+      --timeout "${CONFORMANCE_SCENARIO_TIMEOUT_MS:-30000}" \
+      -o "$skills_out" >"$skills_out/$scenario.txt" 2>&1
+  done
+  OUT=$skills_out SCENARIOS=$SKILLS_SCENARIOS LABEL="skills (sep-2640, forced)" \
+    "$node" "$scripts/conformance-skills.js" || { [ "$status" -eq 0 ] && status=1; }
+  alive "$pid" || { echo "conformance: the server died during the skills scenarios" >&2; status=5; pid=""; break; }
 done
 exit "$status"

@@ -1,7 +1,8 @@
 //! The framework's broadest example, and the fixture the official MCP
 //! conformance suite looks up by name: tools of every content kind,
 //! progress, logging, resources and templates, prompts, completion,
-//! subscriptions with run-time list changes, and a JSON Schema 2020-12 tool.
+//! subscriptions with run-time list changes, a JSON Schema 2020-12 tool,
+//! and Agent Skills (`skills/`, embedded with `skills!`).
 //!
 //! ```sh
 //! cargo run --example everything -- --http 127.0.0.1:3000
@@ -153,4 +154,8 @@ fn test_trigger_resource_update(ctx: Context) -> &'static str {
 
 use mcp_runtime::serde_json;
 
-mcp_runtime::main!(|server| server.instructions("The conformance fixture of mcp-runtime: one of everything."));
+mcp_runtime::main!(|server| server
+    .instructions("The conformance fixture of mcp-runtime: one of everything.")
+    // The Skills extension: two skills embedded at compile time (one under a
+    // prefix path, `acme/billing/refunds`), each with a subfolder.
+    .skills(mcp_runtime::skills!("examples/everything/skills")));

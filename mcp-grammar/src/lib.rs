@@ -2,11 +2,17 @@
 //! the tool-name rule, and the subset of RFC 6570 URI templates resources
 //! use. The macros check them at compile time, with a span on the user's
 //! code; the runtime checks entries built at run time and matches URIs.
-//! No dependencies.
+//! No dependencies, and `no_std`, unless the `skills` feature (std, YAML,
+//! SHA-256) adds [`skills`]: reading and checking a folder of Agent Skills.
 #![no_std]
 #![warn(missing_docs)]
 
 extern crate alloc;
+#[cfg(feature = "skills")]
+extern crate std;
+
+#[cfg(feature = "skills")]
+pub mod skills;
 
 use alloc::format;
 use alloc::string::String;

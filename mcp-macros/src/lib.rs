@@ -18,6 +18,7 @@ mod docs;
 mod expand;
 mod model;
 mod parse;
+mod skills;
 
 use ctxt::Ctxt;
 
@@ -151,4 +152,33 @@ pub fn schema(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// Embeds a folder of Agent Skills in the binary at compile time, for
+/// [`ServerBuilder::skills`]: `Server::builder().skills(mcp_runtime::skills!("skills"))`.
+///
+/// The path is relative to the crate's folder (`CARGO_MANIFEST_DIR`). Each
+/// folder below it holding a `SKILL.md` is a skill; its frontmatter is
+/// parsed (YAML 1.2) and checked against the Agent Skills rules (the name:
+/// 1 to 64 of `a-z0-9-`, no leading, trailing or doubled hyphen, equal to
+/// its folder's name; a description of 1 to 1024 characters), and every file
+/// is embedded with `include_bytes!`, its SHA-256 digest and size computed
+/// here: the binary serves them with no file I/O. A bad skill is a compile
+/// error naming the file and the rule.
+///
+/// The build reruns when an embedded file changes; a file *added* to the
+/// folder is not seen until something else makes the crate rebuild. Add
+/// `println!("cargo:rerun-if-changed=skills");` to a `build.rs` to make
+/// cargo watch the whole folder.
+///
+/// ```ignore
+/// let server = mcp_runtime::Server::builder()
+///     .skills(mcp_runtime::skills!("skills"))
+///     .build()?;
+/// ```
+///
+/// [`ServerBuilder::skills`]: https://docs.rs/mcp-runtime/latest/mcp_runtime/struct.ServerBuilder.html#method.skills
+#[proc_macro]
+pub fn skills(input: TokenStream) -> TokenStream {
+    run(|cx| skills::read(cx, input), |_, _| {}, skills::expand)
 }

@@ -15,6 +15,7 @@ pub use crate::server::entry::{
 };
 pub use crate::server::registry::{PROMPTS, RESOURCES, TOOLS};
 pub use crate::server::{Context, FromContext, VisibleIf};
+pub use crate::skills::embedded::{skills as embedded_skills, EmbeddedFile, EmbeddedSkill};
 pub use crate::tasks::{TaskMode, TaskSupport};
 pub use crate::textarg::schema_values;
 pub use crate::tools::{decode_arguments, probe, ArgSpec, IntoToolResult};

@@ -89,6 +89,7 @@ mod prompts;
 mod resources;
 mod schema;
 mod session;
+mod skills;
 mod tasks;
 mod textarg;
 mod tools;
@@ -112,7 +113,7 @@ pub use cancel::Cancellation;
 pub use content::Json;
 pub use error::{ErrorCode, McpError};
 pub use limits::{Rate, RateError, RateFuture, RateStore, RateStoreError};
-pub use mcp_macros::{form, prompt, resource, schema, tool};
+pub use mcp_macros::{form, prompt, resource, schema, skills, tool};
 pub use meta::RequestMeta;
 pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired, Outcome, Sampled, Sampling};
 pub use prompts::IntoPromptResult;
@@ -123,6 +124,7 @@ pub use server::{
     ServerEvent, State, ToolEntry, Viewer, VisibleIf,
 };
 pub use session::SubscriptionLimits;
+pub use skills::{SkillError, SkillRule, Skills};
 pub use tasks::{
     MemoryTaskStore, StoreError, StoreFuture, Task, TaskChange, TaskConfig, TaskError, TaskMode, TaskRecord, TaskStore,
     TaskSupport,

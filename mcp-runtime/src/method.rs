@@ -34,6 +34,12 @@ pub(crate) enum Method {
     TasksUpdate,
     /// `tasks/cancel` (tasks extension)
     TasksCancel,
+    /// `skills/list` (skills extension)
+    SkillsList,
+    /// `skills/get` (skills extension)
+    SkillsGet,
+    /// `resources/directory/read` (skills extension, `directoryRead`)
+    DirectoryRead,
     /// `initialize` (legacy)
     Initialize,
     /// `ping` (legacy)
@@ -65,7 +71,7 @@ pub(crate) enum NameParam {
 
 impl Method {
     /// Every method with its name, most frequent first.
-    const TABLE: [(Method, &'static str); 21] = [
+    const TABLE: [(Method, &'static str); 24] = [
         (Method::ToolsCall, "tools/call"),
         (Method::ToolsList, "tools/list"),
         (Method::ResourcesRead, "resources/read"),
@@ -79,6 +85,9 @@ impl Method {
         (Method::TasksGet, "tasks/get"),
         (Method::TasksUpdate, "tasks/update"),
         (Method::TasksCancel, "tasks/cancel"),
+        (Method::SkillsList, "skills/list"),
+        (Method::SkillsGet, "skills/get"),
+        (Method::DirectoryRead, "resources/directory/read"),
         (Method::Initialize, "initialize"),
         (Method::Ping, "ping"),
         (Method::SetLogLevel, "logging/setLevel"),
@@ -110,6 +119,9 @@ impl Method {
             Method::TasksGet => "tasks/get",
             Method::TasksUpdate => "tasks/update",
             Method::TasksCancel => "tasks/cancel",
+            Method::SkillsList => "skills/list",
+            Method::SkillsGet => "skills/get",
+            Method::DirectoryRead => "resources/directory/read",
             Method::Initialize => "initialize",
             Method::Ping => "ping",
             Method::SetLogLevel => "logging/setLevel",
@@ -139,10 +151,14 @@ impl Method {
                 | Method::TasksGet
                 | Method::TasksUpdate
                 | Method::TasksCancel
+                | Method::SkillsList
+                | Method::SkillsGet
+                | Method::DirectoryRead
         )
     }
 
-    /// Which parameter `Mcp-Name` mirrors for this method, if any.
+    /// Which parameter `Mcp-Name` mirrors for this method, if any (none for
+    /// `skills/*` and `resources/directory/read`: clients send no `Mcp-Name`).
     pub(crate) fn name_param(self) -> Option<NameParam> {
         match self {
             Method::ToolsCall | Method::PromptsGet => Some(NameParam::Name),

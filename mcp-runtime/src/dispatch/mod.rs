@@ -29,6 +29,7 @@ mod listen;
 mod prompts;
 mod resources;
 mod rounds;
+mod skills;
 mod tasks;
 mod tools;
 mod visible;
@@ -297,6 +298,7 @@ pub(crate) async fn serve(
         Method::PromptsList | Method::PromptsGet => !catalog.prompts.is_empty(),
         Method::Complete => catalog.anything_completes(),
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => catalog.has_tasks,
+        Method::SkillsList | Method::SkillsGet | Method::DirectoryRead => !catalog.skills.is_empty(),
         _ => false,
     };
     if !offered {
@@ -318,6 +320,9 @@ pub(crate) async fn serve(
             params,
         ),
         Method::PromptsList => lists.page(server, "prompts", &catalog.prompts_json, &catalog.prompts, params),
+        Method::SkillsList => skills::list(server, &catalog, &lists, params),
+        Method::SkillsGet => skills::get(server, &catalog, head, &sight, &lists, token),
+        Method::DirectoryRead => skills::directory(server, &catalog, params, &sight, &lists, token),
         Method::Complete => Ok(finish(
             server,
             &completion::complete(&catalog, parse_params(params)?, token, &sight)?,

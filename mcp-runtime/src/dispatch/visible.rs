@@ -12,7 +12,7 @@ use crate::meta::RequestMeta;
 use crate::protocol::{ClientCapabilities, Implementation};
 use crate::server::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use crate::server::visibility::{sees, Hook, Item, Viewer};
-use crate::server::{Catalog, Server};
+use crate::server::{Catalog, Server, SkillPart};
 use serde_json::value::RawValue;
 
 /// What one request's caller may see: nothing to ask (`viewer` none) unless
@@ -113,6 +113,12 @@ impl<'a> Sight<'a> {
         self.sees(item, entry.visible.as_ref())
     }
 
+    /// Whether a skill is shown: asked as its `SKILL.md` resource, so that
+    /// the hooks that hide that resource hide the skill.
+    pub(crate) fn skill(&self, part: &SkillPart) -> bool {
+        self.sees(Item::Resource(&part.skill.uri), part.visible.as_ref())
+    }
+
     /// Whether the tool `name` is shown: true for an unknown name too (the
     /// call reports it), false for a hidden one (the call reports it unknown).
     pub(crate) fn tool_named(&self, catalog: &Catalog, name: &str) -> bool {
@@ -193,6 +199,15 @@ impl Listed for ResourceEntry {
     }
 }
 
+impl Listed for SkillPart {
+    fn scopes(&self) -> &[String] {
+        &self.skill.scopes
+    }
+    fn shown(&self, sight: &Sight<'_>) -> bool {
+        sight.skill(self)
+    }
+}
+
 /// How a list request's caller is served its pages.
 pub(crate) struct Lister<'s, 'a> {
     sight: &'s Sight<'a>,
@@ -211,6 +226,11 @@ impl<'s, 'a> Lister<'s, 'a> {
             token,
             private: sight.on() || token.is_some(),
         }
+    }
+
+    /// Whether what is listed differs by caller (`cacheScope: "private"`).
+    pub(crate) fn private(&self) -> bool {
+        self.private
     }
 
     /// The page `params` names of the items (`items[i]` is `entries[i]`

@@ -90,8 +90,14 @@ fn open(server: &Server, request: &Request, id: Option<String>) -> Result<(Arc<S
     let catalog = server.catalog();
     let mut capabilities = catalog.capabilities();
     capabilities.logging = Some(Default::default());
-    // The tasks extension is a 2026-07-28 one: a session is served without it.
-    capabilities.extensions = None;
+    // The tasks extension is a 2026-07-28 one: a session is served without
+    // it. Skills are served to sessions too (`skills/*` are plain requests).
+    if let Some(extensions) = capabilities.extensions.as_mut() {
+        extensions.remove(crate::protocol::TASKS_EXTENSION);
+        if extensions.is_empty() {
+            capabilities.extensions = None;
+        }
+    }
     let result = InitializeResult {
         protocol_version: version,
         capabilities,

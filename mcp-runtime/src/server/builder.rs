@@ -30,6 +30,8 @@ pub struct ServerBuilder {
     max_calls_per_caller: Option<usize>,
     rate_store: Option<Arc<dyn crate::limits::RateStore>>,
     mounts: Vec<(String, Server, super::MountUris)>,
+    skills: Vec<crate::skills::Skills>,
+    skill_dirs: Vec<std::path::PathBuf>,
     /// A registration that failed, reported by [`ServerBuilder::build`].
     error: Option<BuildError>,
 }
@@ -301,6 +303,36 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves `skills` (the Skills extension, `io.modelcontextprotocol/skills`):
+    /// `skills/list`, `skills/get`, every file through `resources/read` (and
+    /// `resources/list`), `resources/directory/read`; the capability is
+    /// declared. Embed a folder at compile time with
+    /// [`skills!`](crate::skills!), or read one with [`Skills::from_dir`](crate::Skills::from_dir).
+    ///
+    /// ```ignore
+    /// let server = Server::builder().skills(mcp_runtime::skills!("skills")).build()?;
+    /// ```
+    pub fn skills(mut self, skills: crate::skills::Skills) -> Self {
+        self.skills.push(skills);
+        self
+    }
+
+    /// Serves the skills of the folder `dir` (see [`Skills::from_dir`](crate::Skills::from_dir)),
+    /// read when the server is built (a bad skill is a [`BuildError::Skill`]
+    /// naming the file and the rule) and watched while it lives: once a
+    /// second the folder is looked at, and when a file changed, appeared or
+    /// went away it is read again and, if valid, served in place of the old
+    /// skills, with `notifications/resources/list_changed` on every listen
+    /// stream (through the [`event_bus`](Self::event_bus), on every
+    /// replica's), and `notifications/resources/updated` for each file whose
+    /// bytes changed. A folder that became invalid is logged and the
+    /// previous skills stay served. A server mounted into another hands over
+    /// the skills it had when the other was built.
+    pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skill_dirs.push(dir.into());
+        self
+    }
+
     /// Registers shared state for the [`State<T>`](crate::State) extractor.
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.state.insert(value);
@@ -365,6 +397,13 @@ impl ServerBuilder {
                 parts.prompts.push(p);
             }
         }
+        for skills in self.skills {
+            parts.skills.extend(super::skills::parts(skills, 0));
+        }
+        for (i, dir) in self.skill_dirs.iter().enumerate() {
+            let skills = crate::skills::Skills::from_dir(dir)?;
+            parts.skills.extend(super::skills::parts(skills, i as u64 + 1));
+        }
         let mut config = self.config;
         for (prefix, other, uris) in &self.mounts {
             super::mount::mount_into(&mut parts, prefix, other, *uris)?;
@@ -420,7 +459,7 @@ impl ServerBuilder {
         let sealer =
             crate::mrtr::seal::Sealer::new(&keys, self.state_ttl.unwrap_or(std::time::Duration::from_secs(300)))
                 .for_server(&config.info.name);
-        Ok(Server {
+        let server = Server {
             inner: Arc::new(ServerInner {
                 config,
                 meta_fragment,
@@ -438,6 +477,10 @@ impl ServerBuilder {
                 tasks,
                 streams: Arc::new(crate::session::Streams::new(self.subscriptions)),
             }),
-        })
+        };
+        for (i, dir) in self.skill_dirs.into_iter().enumerate() {
+            super::skills::watch(Arc::downgrade(&server.inner), dir, i as u64 + 1, super::skills::POLL);
+        }
+        Ok(server)
     }
 }

@@ -5,7 +5,7 @@
 
 use super::entry::Completer;
 use super::entry::{PromptEntry, ResourceEntry, ToolEntry};
-use super::BuildError;
+use super::{BuildError, SkillPart};
 use crate::protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 use std::collections::HashMap;
 
@@ -17,8 +17,11 @@ pub(crate) struct Catalog {
     /// The serialized JSON of each tool, in the same order.
     pub tools_json: Vec<String>,
     pub tool_index: HashMap<String, usize>,
-    /// Static resources sorted by URI.
+    /// Static resources sorted by URI, then the skills' files (from
+    /// `own_resources` on) in the skills' order.
     pub resources: Vec<ResourceEntry>,
+    /// How many of `resources` are not skill files.
+    pub own_resources: usize,
     pub resources_json: Vec<String>,
     pub resource_index: HashMap<String, usize>,
     /// Resource templates sorted by template.
@@ -28,6 +31,11 @@ pub(crate) struct Catalog {
     pub prompts: Vec<PromptEntry>,
     pub prompts_json: Vec<String>,
     pub prompt_index: HashMap<String, usize>,
+    /// Skills sorted by the URI of their `SKILL.md` (the Skills extension).
+    pub skills: Vec<SkillPart>,
+    /// The serialized entry of each skill, in the same order.
+    pub skills_json: Vec<String>,
+    pub skill_index: HashMap<String, usize>,
     /// Whether a tool runs as a task: the tasks extension is declared and
     /// `tasks/*` served.
     pub has_tasks: bool,
@@ -76,6 +84,7 @@ pub(crate) struct Parts {
     pub tools: Vec<ToolEntry>,
     pub resources: Vec<ResourceEntry>,
     pub prompts: Vec<PromptEntry>,
+    pub skills: Vec<SkillPart>,
 }
 
 impl Catalog {
@@ -84,6 +93,7 @@ impl Catalog {
             mut tools,
             resources,
             mut prompts,
+            mut skills,
         } = parts;
         tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
         for t in &tools {
@@ -100,6 +110,12 @@ impl Catalog {
         let (mut templates, mut statics): (Vec<_>, Vec<_>) = resources.into_iter().partition(|r| r.template.is_some());
         statics.sort_by(|a, b| a.uri.cmp(&b.uri));
         templates.sort_by(|a, b| a.uri.cmp(&b.uri));
+        skills.sort_by(|a, b| a.skill.uri.cmp(&b.skill.uri));
+        let skill_index = index_by(&skills, |s| &s.skill.uri, |_| "skills", "skill")?;
+        let own_resources = statics.len();
+        for part in &skills {
+            statics.extend(part.skill.files.iter().map(|f| super::skills::file_entry(part, f)));
+        }
         let resource_index = index_by(&statics, |r| &r.uri, |r| r.location, "resource")?;
         index_by(&templates, |r| &r.uri, |r| r.location, "resource template")?;
         prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
@@ -120,20 +136,29 @@ impl Catalog {
             tool_index,
             resources_json: statics.iter().map(|r| to_json(&r.listing)).collect(),
             resources: statics,
+            own_resources,
             resource_index,
             templates_json: templates.iter().map(|r| to_json(&r.listing)).collect(),
             templates,
             prompts_json: prompts.iter().map(|p| to_json(&p.prompt)).collect(),
             prompts,
             prompt_index,
+            skills_json: skills.iter().map(|s| s.skill.entry_json.clone()).collect(),
+            skills,
+            skill_index,
         })
     }
 
     pub(crate) fn parts(&self) -> Parts {
         Parts {
             tools: self.tools.clone(),
-            resources: self.resources.iter().chain(&self.templates).cloned().collect(),
+            resources: self.resources[..self.own_resources]
+                .iter()
+                .chain(&self.templates)
+                .cloned()
+                .collect(),
             prompts: self.prompts.clone(),
+            skills: self.skills.clone(),
         }
     }
 }
@@ -182,7 +207,9 @@ impl Catalog {
     /// are present declare `listChanged` (and resources `subscribe`).
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         let catalog = self;
+        // Skill files are resources: skills declare `resources` too.
         let has_resources = !catalog.resources.is_empty() || !catalog.templates.is_empty();
+        let has_skills = !catalog.skills.is_empty();
         ServerCapabilities {
             tools: (!catalog.tools.is_empty()).then_some(ListChangedCapability {
                 list_changed: Some(true),
@@ -195,9 +222,18 @@ impl Catalog {
                 subscribe: Some(true),
             }),
             completions: catalog.anything_completes().then(Default::default),
-            extensions: catalog.has_tasks.then(|| {
+            extensions: (catalog.has_tasks || has_skills).then(|| {
                 let mut extensions = serde_json::Map::new();
-                extensions.insert(crate::protocol::TASKS_EXTENSION.to_owned(), serde_json::json!({}));
+                if catalog.has_tasks {
+                    extensions.insert(crate::protocol::TASKS_EXTENSION.to_owned(), serde_json::json!({}));
+                }
+                if has_skills {
+                    // Settings inline under the id; `resources/directory/read` is served.
+                    extensions.insert(
+                        crate::protocol::SKILLS_EXTENSION.to_owned(),
+                        serde_json::json!({ "directoryRead": true }),
+                    );
+                }
                 extensions
             }),
             ..Default::default()

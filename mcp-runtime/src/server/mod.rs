@@ -14,6 +14,7 @@ mod middleware;
 mod mount;
 mod readiness;
 pub(crate) mod registry;
+mod skills;
 mod state;
 pub(crate) mod visibility;
 
@@ -28,6 +29,7 @@ pub use identity::{Identity, RequestHeaders};
 pub use middleware::{Call, CallKind, CallOutcome, Middleware, MiddlewareFuture};
 pub use mount::MountUris;
 pub use readiness::Awaiting;
+pub(crate) use skills::SkillPart;
 pub use state::State;
 pub(crate) use state::StateMap;
 pub use visibility::{Item, Viewer, VisibleIf};
@@ -80,6 +82,9 @@ pub enum BuildError {
     /// A resource template does not parse.
     #[error("resource template: {0}")]
     InvalidTemplate(String),
+    /// A skill of [`ServerBuilder::skills_dir`] breaks a rule.
+    #[error("skills: {0}")]
+    Skill(#[from] crate::skills::SkillError),
 }
 
 /// Caching hints for one kind of cacheable result.
@@ -351,6 +356,16 @@ impl Server {
     }
 
     fn update(&self, event: ServerEvent, change: impl FnOnce(&mut Parts) -> bool) -> Result<bool, BuildError> {
+        let changed = self.update_quiet(change)?;
+        if changed {
+            self.announce(event);
+        }
+        Ok(changed)
+    }
+
+    /// Rebuilds the catalog with `change` (when it says it changed
+    /// something) and announces nothing.
+    fn update_quiet(&self, change: impl FnOnce(&mut Parts) -> bool) -> Result<bool, BuildError> {
         let changed = {
             let mut guard = match self.inner.catalog.write() {
                 Ok(g) => g,
@@ -363,9 +378,6 @@ impl Server {
             }
             changed
         };
-        if changed {
-            self.announce(event);
-        }
         Ok(changed)
     }
 }

@@ -95,7 +95,19 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
         entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
         parts.prompts.push(entry);
     }
-    for resource in catalog.resources.iter().chain(&catalog.templates) {
+    for part in &catalog.skills {
+        let mut part = part.clone();
+        part.visible = with_hooks(part.visible.take(), hooks, as_resource, part.skill.uri.clone());
+        // A watched folder of the mounted server is not the mounting one's.
+        part.source = 0;
+        if uris == MountUris::Prefixed {
+            part.skill = Arc::new(part.skill.prefixed(prefix));
+        }
+        parts.skills.push(part);
+    }
+    // Skill files (from `own_resources` on) come with their skills.
+    let own = &catalog.resources[..catalog.own_resources];
+    for resource in own.iter().chain(&catalog.templates) {
         let mut entry = resource.clone();
         let item: for<'n> fn(&'n str) -> Item<'n> = if entry.template.is_some() {
             as_template

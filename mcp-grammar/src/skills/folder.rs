@@ -1,0 +1,231 @@
+//! Reading a folder of skills: every folder holding a `SKILL.md` is a
+//! skill, named by its path below the skills folder (`acme/billing/refunds`
+//! is `skill://acme/billing/refunds/SKILL.md`); each of its files (a nested
+//! skill's too) with its bytes, SHA-256 digest and MIME type.
+
+use super::{
+    check_segment, parse_skill_md, SkillError, SkillRule, MAX_SKILL_RESOURCES, MAX_SKILL_TOTAL_BYTES, SKILL_MANIFEST,
+};
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::borrow::ToOwned;
+use std::path::{Path, PathBuf};
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+/// How deep folders are followed below the skills folder.
+const MAX_DEPTH: usize = 32;
+
+/// One file of a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillFile {
+    /// Its path relative to the skill's folder, `/`-separated (`templates/invoice.md`).
+    pub path: String,
+    /// Where it was read from.
+    pub source: PathBuf,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// `sha256:` and the lowercase hex SHA-256 of `bytes`.
+    pub digest: String,
+    /// Its MIME type, from its extension ([`mime_type`]).
+    pub mime: &'static str,
+}
+
+/// One skill read from a folder.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkillDir {
+    /// Its path below the skills folder, `/`-separated; the last segment is its name.
+    pub path: String,
+    /// Its `SKILL.md` frontmatter as JSON, checked.
+    pub frontmatter: Map<String, Value>,
+    /// Every file of the skill (those of skills nested in it too), sorted by path.
+    pub files: Vec<SkillFile>,
+}
+
+/// `sha256:` and the lowercase hex SHA-256 digest of `bytes`.
+///
+/// ```
+/// assert_eq!(
+///     mcp_runtime_grammar::skills::digest(b""),
+///     "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+/// );
+/// ```
+pub fn digest(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let hash = Sha256::digest(bytes);
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in hash {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
+}
+
+/// The MIME type a skill file is served with, from its extension:
+/// `SKILL.md` and other Markdown `text/markdown`, common text, data and
+/// image types by name, anything else `application/octet-stream`.
+///
+/// ```
+/// use mcp_runtime_grammar::skills::mime_type;
+/// assert_eq!(mime_type("SKILL.md"), "text/markdown");
+/// assert_eq!(mime_type("scripts/fill.py"), "text/x-python");
+/// assert_eq!(mime_type("logo.png"), "image/png");
+/// ```
+pub fn mime_type(path: &str) -> &'static str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = match name.rsplit_once('.') {
+        Some((_, ext)) => ext.to_ascii_lowercase(),
+        None => return "application/octet-stream",
+    };
+    match ext.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "txt" | "text" => "text/plain",
+        "html" | "htm" => "text/html",
+        "css" => "text/css",
+        "csv" => "text/csv",
+        "js" | "mjs" => "text/javascript",
+        "ts" => "text/x-typescript",
+        "py" => "text/x-python",
+        "sh" | "bash" => "text/x-shellscript",
+        "rs" => "text/x-rust",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "toml" => "application/toml",
+        "xml" => "application/xml",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "pdf" => "application/pdf",
+        "zip" => "application/zip",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Whether a file is served as `text` (else as a base64 `blob`): UTF-8
+/// bytes of a textual MIME type, or of an unknown one.
+///
+/// ```
+/// use mcp_runtime_grammar::skills::serve_as_text;
+/// assert!(serve_as_text("text/markdown", b"# Hi"));
+/// assert!(!serve_as_text("image/png", b"PNG"));
+/// assert!(!serve_as_text("application/octet-stream", &[0xff, 0xfe]));
+/// ```
+pub fn serve_as_text(mime: &str, bytes: &[u8]) -> bool {
+    let binary =
+        mime.starts_with("image/") && mime != "image/svg+xml" || matches!(mime, "application/pdf" | "application/zip");
+    !binary && std::str::from_utf8(bytes).is_ok()
+}
+
+/// Reads every skill below `root`: each folder holding a `SKILL.md` (not
+/// `root` itself), its frontmatter checked, its files read and digested,
+/// its limits (512 files, 16 MiB) checked. Names starting with `.` are
+/// skipped. Skills come sorted by path. The error names the file and the
+/// rule: a file in no skill, a bad frontmatter or name, a folder name
+/// unusable in a URI, a skill over a limit.
+pub fn read_skills(root: &Path) -> Result<Vec<SkillDir>, SkillError> {
+    let mut files = Vec::new();
+    walk(root, &mut Vec::new(), &mut files)?;
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    if files
+        .iter()
+        .any(|(segments, _)| segments.len() == 1 && segments[0] == SKILL_MANIFEST)
+    {
+        return Err(SkillError::new(root.join(SKILL_MANIFEST), SkillRule::AtRoot));
+    }
+    // The folders that are skills, as segment lists.
+    let roots: Vec<&[String]> = files
+        .iter()
+        .filter(|(segments, _)| segments.last().is_some_and(|s| s == SKILL_MANIFEST))
+        .map(|(segments, _)| &segments[..segments.len() - 1])
+        .collect();
+    if roots.is_empty() {
+        return Err(SkillError::new(root, SkillRule::NoSkills));
+    }
+    for (segments, path) in &files {
+        if !roots.iter().any(|r| segments.starts_with(r)) {
+            let folder = path.parent().unwrap_or(root);
+            return Err(SkillError::new(folder.join(SKILL_MANIFEST), SkillRule::MissingSkillMd));
+        }
+    }
+    let mut skills = Vec::with_capacity(roots.len());
+    for skill_root in &roots {
+        let mut read = Vec::new();
+        let mut total: u64 = 0;
+        for (segments, path) in files.iter().filter(|(s, _)| s.starts_with(skill_root)) {
+            if read.len() == MAX_SKILL_RESOURCES {
+                let count = files.iter().filter(|(s, _)| s.starts_with(skill_root)).count();
+                return Err(SkillError::new(
+                    dir_of(root, skill_root),
+                    SkillRule::TooManyFiles(count),
+                ));
+            }
+            let bytes = std::fs::read(path).map_err(|e| SkillError::new(path, SkillRule::Io(e.to_string())))?;
+            total = total.saturating_add(bytes.len() as u64);
+            if total > MAX_SKILL_TOTAL_BYTES {
+                return Err(SkillError::new(dir_of(root, skill_root), SkillRule::TooLarge(total)));
+            }
+            let rel = segments[skill_root.len()..].join("/");
+            read.push(SkillFile {
+                mime: mime_type(&rel),
+                digest: digest(&bytes),
+                path: rel,
+                source: path.clone(),
+                bytes,
+            });
+        }
+        let manifest = dir_of(root, skill_root).join(SKILL_MANIFEST);
+        let md = read
+            .iter()
+            .find(|f| f.path == SKILL_MANIFEST)
+            .ok_or_else(|| SkillError::new(&manifest, SkillRule::MissingSkillMd))?;
+        let text = std::str::from_utf8(&md.bytes).map_err(|_| SkillError::new(&manifest, SkillRule::NotUtf8))?;
+        let folder = skill_root.last().map_or("", String::as_str);
+        let frontmatter = parse_skill_md(text, folder).map_err(|rule| SkillError::new(&manifest, rule))?;
+        skills.push(SkillDir {
+            path: skill_root.join("/"),
+            frontmatter,
+            files: read,
+        });
+    }
+    Ok(skills)
+}
+
+fn dir_of(root: &Path, segments: &[String]) -> PathBuf {
+    segments.iter().fold(root.to_path_buf(), |p, s| p.join(s))
+}
+
+/// Collects every file below `dir` (its segments below the root, its path).
+fn walk(dir: &Path, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, PathBuf)>) -> Result<(), SkillError> {
+    let io = |path: &Path, e: std::io::Error| SkillError::new(path, SkillRule::Io(e.to_string()));
+    let entries = std::fs::read_dir(dir).map_err(|e| io(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| io(dir, e))?;
+        let path = entry.path();
+        let name = entry
+            .file_name()
+            .into_string()
+            .map_err(|_| SkillError::new(&path, SkillRule::NonUtf8Name))?;
+        if name.starts_with('.') {
+            continue;
+        }
+        check_segment(&name).map_err(|rule| SkillError::new(&path, rule))?;
+        let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
+        at.push(name.to_owned());
+        if meta.is_dir() {
+            if at.len() > MAX_DEPTH {
+                return Err(SkillError::new(&path, SkillRule::Io("folders nested too deep".into())));
+            }
+            walk(&path, at, out)?;
+        } else if meta.is_file() {
+            if meta.len() > MAX_SKILL_TOTAL_BYTES {
+                return Err(SkillError::new(&path, SkillRule::TooLarge(meta.len())));
+            }
+            out.push((at.clone(), path));
+        }
+        at.pop();
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! Skills in the catalog: each skill file served as a static resource
+//! (`resources/list`, `resources/read`, scopes and visibility as any
+//! resource), and the watcher of a [`ServerBuilder::skills_dir`](super::ServerBuilder::skills_dir)
+//! folder, which swaps the folder's skills when a file changes and
+//! announces the change.
+
+use super::entry::ResourceEntry;
+use super::visibility::Predicate;
+use super::{Catalog, ServerEvent, ServerInner};
+use crate::mrtr::Outcome;
+use crate::protocol::{BlobResourceContents, CacheScope, Resource, ResourceContents, TextResourceContents};
+use crate::skills::{Skill, SkillFile, Skills};
+use base64::Engine;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, SystemTime};
+
+/// One skill in the catalog's parts: where it came from (a watched
+/// folder's number, 0 otherwise) and, once mounted, the mounted server's
+/// visibility hooks.
+#[derive(Clone)]
+pub(crate) struct SkillPart {
+    pub skill: Arc<Skill>,
+    pub visible: Option<Predicate>,
+    pub source: u64,
+}
+
+impl std::fmt::Debug for SkillPart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillPart").field("uri", &self.skill.uri).finish()
+    }
+}
+
+/// The parts of a set of skills from `source`.
+pub(crate) fn parts(skills: Skills, source: u64) -> impl Iterator<Item = SkillPart> {
+    skills.skills.into_iter().map(move |skill| SkillPart {
+        skill,
+        visible: None,
+        source,
+    })
+}
+
+/// The resource serving one file of a skill: `SKILL.md` named and
+/// described by its frontmatter; UTF-8 text as `text`, the rest as `blob`.
+pub(crate) fn file_entry(part: &SkillPart, file: &SkillFile) -> ResourceEntry {
+    let skill = &part.skill;
+    let skill_md = file.uri == skill.uri;
+    let name = if skill_md {
+        skill.name().to_owned()
+    } else {
+        file.uri.strip_prefix("skill://").unwrap_or(&file.uri).to_owned()
+    };
+    let listing = serde_json::to_value(Resource {
+        uri: file.uri.clone(),
+        name,
+        description: skill_md.then(|| skill.description().map(str::to_owned)).flatten(),
+        mime_type: Some(file.mime.to_owned()),
+        size: Some(file.bytes.len() as u64),
+        ..Default::default()
+    })
+    .unwrap_or_default();
+    let (bytes, mime) = (file.bytes.clone(), file.mime);
+    let text = mcp_grammar::skills::serve_as_text(mime, &bytes);
+    let handler: super::entry::ResourceHandler = Arc::new(move |uri: &str, _vars, _ctx| {
+        let contents = if text {
+            ResourceContents::Text(TextResourceContents {
+                uri: uri.to_owned(),
+                mime_type: Some(mime.to_owned()),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+                meta: None,
+            })
+        } else {
+            ResourceContents::Blob(BlobResourceContents {
+                uri: uri.to_owned(),
+                mime_type: Some(mime.to_owned()),
+                blob: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                meta: None,
+            })
+        };
+        Box::pin(std::future::ready(Ok(Outcome::Complete(vec![contents]))))
+    });
+    ResourceEntry {
+        uri: file.uri.clone(),
+        template: None,
+        listing,
+        ttl_ms: 0,
+        cache_scope: if skill.scopes.is_empty() {
+            CacheScope::Public
+        } else {
+            CacheScope::Private
+        },
+        handler,
+        completers: Vec::new(),
+        scopes: skill.scopes.clone(),
+        visible: part.visible.clone(),
+        location: "skills",
+    }
+}
+
+impl Catalog {
+    /// The skill whose `SKILL.md` is `uri`.
+    pub(crate) fn skill(&self, uri: &str) -> Option<&SkillPart> {
+        self.skill_index.get(uri).map(|&i| &self.skills[i])
+    }
+}
+
+/// How often a watched folder is looked at.
+pub(crate) const POLL: Duration = Duration::from_secs(1);
+
+/// What a folder looked like: every file's path, length and modification time.
+type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+fn fingerprint(dir: &Path) -> Fingerprint {
+    fn walk(dir: &Path, depth: usize, out: &mut Fingerprint) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = std::fs::metadata(&path) else { continue };
+            if meta.is_dir() && depth < 32 {
+                walk(&path, depth + 1, out);
+            } else if meta.is_file() {
+                out.push((path, meta.len(), meta.modified().ok()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, 0, &mut out);
+    out.sort();
+    out
+}
+
+/// Watches `dir` (the skills of `source`) on a thread of its own while the
+/// server lives: when a file changes, is added or removed, the folder is
+/// read again; if it is valid its skills replace the old ones, and
+/// `notifications/resources/list_changed` (and `notifications/resources/updated`
+/// for each file whose bytes changed or that went away) is announced, on
+/// this replica's listen streams and, through the event bus, on the others'.
+/// An invalid folder is logged and the skills served stay as they were.
+pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, source: u64, poll: Duration) {
+    let spawned = std::thread::Builder::new()
+        .name("mcp-skills-watch".into())
+        .spawn(move || {
+            let mut seen = fingerprint(&dir);
+            let mut failed: Option<Fingerprint> = None;
+            loop {
+                std::thread::sleep(poll);
+                let Some(inner) = server.upgrade() else { return };
+                if inner.stopping.is_cancelled() {
+                    return;
+                }
+                let now = fingerprint(&dir);
+                if now == seen || failed.as_ref() == Some(&now) {
+                    continue;
+                }
+                match Skills::from_dir(&dir) {
+                    Ok(skills) => {
+                        failed = None;
+                        seen = now;
+                        let server = super::Server { inner };
+                        reload(&server, skills, source);
+                    }
+                    Err(e) => {
+                        tracing::warn!(folder = %dir.display(), "skills not reloaded, the old ones are served: {e}");
+                        failed = Some(now);
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot watch the skills folder: {e}");
+    }
+}
+
+/// Replaces the skills of `source` and announces what changed.
+fn reload(server: &super::Server, skills: Skills, source: u64) {
+    let mut old: HashMap<String, String> = HashMap::new();
+    let mut new: HashMap<String, String> = HashMap::new();
+    let changed = server.update_quiet(|parts| {
+        for part in parts.skills.iter().filter(|p| p.source == source) {
+            old.extend(part.skill.files.iter().map(|f| (f.uri.clone(), f.digest.clone())));
+        }
+        parts.skills.retain(|p| p.source != source);
+        for part in self::parts(skills, source) {
+            new.extend(part.skill.files.iter().map(|f| (f.uri.clone(), f.digest.clone())));
+            parts.skills.push(part);
+        }
+        old != new
+    });
+    match changed {
+        Ok(true) => {
+            server.announce(ServerEvent::ResourcesListChanged);
+            for (uri, digest) in &old {
+                if new.get(uri) != Some(digest) {
+                    server.announce(ServerEvent::ResourceUpdated(uri.clone()));
+                }
+            }
+        }
+        Ok(false) => {}
+        Err(e) => tracing::warn!("skills not reloaded, the old ones are served: {e}"),
+    }
+}

@@ -342,7 +342,10 @@ mod tests {
             "2001:db8::8a2e:370:7334",
         ] {
             let addr: std::net::IpAddr = ip.parse().unwrap();
-            assert_eq!(crate::tasks::caller_key(None, Some(addr)), format!("[anonymous {addr}]"));
+            assert_eq!(
+                crate::tasks::caller_key(None, Some(addr)),
+                format!("[anonymous {addr}]")
+            );
         }
         assert_eq!(crate::tasks::caller_key(Some("alice"), None), "alice");
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A multi-replica deployment on loopback: Redis, N replicas of an example
-# server sharing it, and nginx in front. Installs redis-server and nginx from
-# Debian's packages when they are missing.
+# server sharing it, and nginx in front; with MCP_DEPLOY_DATABASE=postgres,
+# a PostgreSQL they share too (scripts/postgres.sh). Installs redis-server
+# and nginx (and postgresql) from Debian's packages when they are missing.
 #
 #   bash deploy/cluster.sh up [N]          start Redis, N replicas (default 3), nginx
 #   bash deploy/cluster.sh down            stop them all
@@ -15,14 +16,18 @@
 #                                          the same Redis (its own namespace; no nginx)
 #   bash deploy/cluster.sh neighbours-down stop them (down stops them too)
 #   bash deploy/cluster.sh ports           print NGINX_PORT, REDIS_PORT, each replica's port
-#                                          and each neighbour's
+#                                          and each neighbour's, and DATABASE_URL
 #
 # Environment: MCP_DEPLOY_DIR (state, logs; default /tmp/mcp-deploy),
 # MCP_DEPLOY_EXAMPLE (default everything), MCP_DEPLOY_PROFILE (debug or
 # release; default debug), MCP_DEPLOY_BASE_PORT (default 28400: nginx on it,
-# Redis on +1, replica I on +10+I, neighbour I on +50+I). A replica started
-# by `up` or `start` inherits the other MCP_* variables of the environment
-# (MCP_RATE_LIMIT, MCP_PRINCIPAL_HEADER...).
+# Redis on +1, PostgreSQL on +2, replica I on +10+I, neighbour I on +50+I),
+# MCP_DEPLOY_DATABASE (`up` only: postgres starts a throwaway PostgreSQL in
+# MCP_DEPLOY_DIR/postgres; default: a new SQLite file, MCP_DEPLOY_DIR/after-sales.db).
+# Every replica and neighbour gets that database as DATABASE_URL (the servers
+# that keep data, examples/after-sales, use it; the others ignore it). A
+# replica started by `up` or `start` inherits the other MCP_* variables of
+# the environment (MCP_RATE_LIMIT, MCP_PRINCIPAL_HEADER...).
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +37,7 @@ PROFILE="${MCP_DEPLOY_PROFILE:-debug}"
 BASE="${MCP_DEPLOY_BASE_PORT:-28400}"
 NGINX_PORT=$BASE
 REDIS_PORT=$((BASE + 1))
+POSTGRES_PORT=$((BASE + 2))
 
 die() { echo "cluster: $*" >&2; exit 1; }
 replica_port() { echo $((BASE + 10 + $1)); }
@@ -81,9 +87,29 @@ stop_redis() {
     rm -f "$RUN/redis.pid"
 }
 
+# The database of the deployment: a throwaway PostgreSQL when asked for,
+# else a new SQLite file; its URL in $RUN/database-url.
+start_database() {
+    rm -f "$RUN"/after-sales.db*
+    if [ "${MCP_DEPLOY_DATABASE:-sqlite}" = postgres ]; then
+        MCP_POSTGRES_PORT=$POSTGRES_PORT bash "$ROOT/scripts/postgres.sh" up "$RUN/postgres" >"$RUN/database-url" \
+            || die "PostgreSQL did not start (see $RUN/postgres/log)"
+    else
+        echo "sqlite://$RUN/after-sales.db" >"$RUN/database-url"
+    fi
+}
+
+stop_database() {
+    [ -d "$RUN/postgres" ] && bash "$ROOT/scripts/postgres.sh" down "$RUN/postgres"
+    rm -f "$RUN/database-url"
+}
+
+database_url() { cat "$RUN/database-url" 2>/dev/null || echo "sqlite://$RUN/after-sales.db"; }
+
 start_replica() { # I
     local i=$1 port
     port=$(replica_port "$i")
+    DATABASE_URL="$(database_url)" \
     MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
     MCP_REQUEST_STATE_KEYS="$(cat "$RUN/keys")" \
     MCP_SESSION_PREFIX="r$i-" \
@@ -123,6 +149,7 @@ neighbours() { # EXAMPLE N
     python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())' >"$RUN/neighbour-keys"
     for ((i = 1; i <= n; i++)); do
         port=$(neighbour_port "$i")
+        DATABASE_URL="$(database_url)" \
         MCP_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" \
         MCP_REQUEST_STATE_KEYS="$(cat "$RUN/neighbour-keys")" \
         MCP_SESSION_PREFIX="n$i-" \
@@ -181,11 +208,12 @@ up() {
     python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())' >"$RUN/keys"
     echo "$n" >"$RUN/replicas"
     start_redis
+    start_database
     for ((i = 1; i <= n; i++)); do start_replica "$i"; done
     write_nginx_conf "$n"
     "$(nginx_bin)" -c "$RUN/nginx.conf" -p "$RUN" -e "$RUN/nginx-error.log" || die "nginx did not start (see $RUN/nginx-error.log)"
     wait_port "$NGINX_PORT" 10 || die "nginx is not listening on $NGINX_PORT"
-    echo "cluster: nginx http://127.0.0.1:$NGINX_PORT/mcp -> $n replicas of $EXAMPLE ($PROFILE), Redis 127.0.0.1:$REDIS_PORT; state in $RUN"
+    echo "cluster: nginx http://127.0.0.1:$NGINX_PORT/mcp -> $n replicas of $EXAMPLE ($PROFILE), Redis 127.0.0.1:$REDIS_PORT, database $(database_url); state in $RUN"
 }
 
 down() {
@@ -199,6 +227,7 @@ down() {
     for ((i = 1; i <= n; i++)); do stop_replica "$i" TERM; done
     stop_neighbours
     stop_redis
+    stop_database
     rm -f "$RUN/replicas" "$RUN/nginx.pid"
     echo "cluster: stopped"
 }
@@ -221,6 +250,7 @@ case "$cmd" in
         echo "REDIS_PORT=$REDIS_PORT"
         for ((i = 1; i <= $(count); i++)); do echo "REPLICA_${i}_PORT=$(replica_port "$i")"; done
         for ((i = 1; i <= $(neighbours_count); i++)); do echo "NEIGHBOUR_${i}_PORT=$(neighbour_port "$i")"; done
+        echo "DATABASE_URL=$(database_url)"
         ;;
-    *) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -28,6 +28,8 @@ exe="$ROOT/target/debug/examples/after-sales"
 issuer=$(bash "$ROOT/scripts/auth-server.sh" up "$work/as") || { echo "auth-e2e: 0 passed, 1 failed (authorization server)"; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url="http://127.0.0.1:$port/mcp"
+# Its desk in a SQLite file of this run (not after-sales.db in the working directory).
+DATABASE_URL="sqlite://$work/desk.db" \
 MCP_AUTH_ISSUER="$issuer" MCP_AUTH_RESOURCE="$url" "$exe" --http "127.0.0.1:$port" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 1 100); do

@@ -612,9 +612,128 @@ def shared_rate_limit():
     return f"{shared}. {degraded}"
 
 
+DESK_DIR = os.path.join(RUN_DIR, "desk")
+DESK_ENV = {
+    "MCP_DEPLOY_DIR": DESK_DIR,
+    "MCP_DEPLOY_BASE_PORT": os.environ.get("MCP_DESK_BASE_PORT", "28500"),
+    "MCP_DEPLOY_EXAMPLE": "after-sales",
+    "MCP_DEPLOY_DATABASE": "postgres",
+    # Behind nginx every request comes from its address: one caller, whose
+    # 60 calls a minute (the desk's own limit) would stop the load.
+    "MCP_RATE_LIMIT": "10000/s",
+}
+
+
+def desk_cluster(*args, timeout=120):
+    """cluster.sh for the desk's own deployment: after-sales replicas on one PostgreSQL and one Redis."""
+    out = subprocess.run(CLUSTER + list(args), capture_output=True, text=True, timeout=timeout,
+                         env={**os.environ, **DESK_ENV})
+    if out.returncode != 0:
+        raise RuntimeError(f"cluster.sh {' '.join(args)} (desk): {out.stderr.strip()}")
+    return out.stdout
+
+
+def open_ticket(port, n, attempts=3):
+    """Both rounds of after_sales_create_ticket through `port`, each retried as it was (at most
+    `attempts` sends) when its answer is lost; returns (ticket id, retries)."""
+    tool, args = "after_sales_create_ticket", {"order_id": "ORD-100" + str(1 + n % 3), "reason": f"load {n}"}
+    answer = {"refund": {"action": "accept", "content": {"method": "store_credit"}}}
+    retries = 0
+    rounds = [{"name": tool, "arguments": args}, None]
+    for i in range(2):
+        for attempt in range(attempts):
+            try:
+                msg = rpc(port, "tools/call", rounds[i], name=tool, timeout=30)
+                got = result(msg)
+                break
+            except Exception:  # noqa: BLE001 - sent again below, as a client would
+                if attempt == attempts - 1:
+                    raise
+                retries += 1
+                time.sleep(0.2)
+        if i == 0:
+            assert got["resultType"] == "input_required", got
+            rounds[1] = {"name": tool, "arguments": args, "requestState": got["requestState"],
+                         "inputResponses": answer}
+    assert got["resultType"] == "complete" and not got.get("isError"), got
+    return got["structuredContent"]["id"], retries
+
+
+def after_sales_on_postgres():
+    """3 after-sales replicas on one PostgreSQL and one Redis behind nginx: tickets opened through nginx under
+    load while every replica restarts in turn are all visible on every replica, numbered apart, none lost."""
+    desk_cluster("up", "3", timeout=900)
+    try:
+        ports = dict(line.split("=", 1) for line in desk_cluster("ports").split())
+        nginx = int(ports["NGINX_PORT"])
+        replicas = [int(ports[f"REPLICA_{i}_PORT"]) for i in (1, 2, 3)]
+        url = ports["DATABASE_URL"]
+        assert url.startswith("postgres://"), url
+        stop = threading.Event()
+        opened, failures, retried = [], [], [0]
+        lock = threading.Lock()
+        counter = iter(range(1 << 30))
+
+        def load():
+            while not stop.is_set():
+                with lock:
+                    n = next(counter)
+                try:
+                    ticket, retries = open_ticket(nginx, n)
+                    with lock:
+                        opened.append(ticket)
+                        retried[0] += retries
+                except Exception as e:  # noqa: BLE001 - counted below
+                    with lock:
+                        failures.append(repr(e))
+
+        threads = [threading.Thread(target=load, daemon=True) for _ in range(4)]
+        for t in threads:
+            t.start()
+        time.sleep(2)
+        for i in (1, 2, 3):
+            desk_cluster("stop", str(i))
+            desk_cluster("start", str(i))
+            time.sleep(1)
+        stop.set()
+        for t in threads:
+            t.join(60)
+        assert not failures, f"{len(failures)} tickets not opened: {failures[:5]}"
+        assert len(opened) > 50, f"only {len(opened)} tickets opened"
+        assert len(set(opened)) == len(opened), "a ticket number was given twice"
+        for port in replicas:
+            for ticket in opened:
+                seen = result(rpc(port, "tools/call", {"name": "after_sales_query_ticket",
+                                                       "arguments": {"ticket_id": ticket}},
+                                  name="after_sales_query_ticket"))
+                assert not seen.get("isError") and seen["structuredContent"]["id"] == ticket, seen
+        psql = subprocess.run(["psql", url, "-tAc", "SELECT COUNT(*) FROM tickets"], capture_output=True,
+                              text=True, timeout=30)
+        stored = int(psql.stdout.strip())
+        assert stored == len(opened) + 1, f"{stored} tickets stored, {len(opened)} opened + the sample one"
+
+        # The export: a task created through nginx, followed on the other replicas through Redis,
+        # its CSV read from PostgreSQL by a replica that did not write it.
+        created = result(rpc(nginx, "tools/call", {"name": "after_sales_export", "arguments": {"month": "2026-11"}},
+                             name="after_sales_export"))
+        assert created["resultType"] == "task", created
+        done = [wait_status(port, created["taskId"], {"completed"}) for port in replicas]
+        link = done[0]["result"]["content"][0]
+        assert link["uri"] == "exports://2026-11.csv", done[0]
+        read = [result(rpc(port, "resources/read", {"uri": link["uri"]}, name=link["uri"])) for port in replicas]
+        assert all("T-1,ORD-1002" in r["contents"][0]["text"] for r in read), read
+    finally:
+        desk_cluster("down")
+    numbers = sorted(int(t[2:]) for t in opened)
+    return (f"{len(opened)} tickets opened through nginx by 4 clients while 3 replicas restarted in turn: "
+            f"{len(opened)} distinct numbers (T-{numbers[0]}..T-{numbers[-1]}), each read on all 3 replicas, "
+            f"{stored} rows in PostgreSQL (with the sample), {retried[0]} rounds sent again, 0 failed; "
+            f"the export task completed on every replica, its CSV read on each")
+
+
 SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
              replica_and_redis_loss, legacy_session_through_nginx, two_servers_one_redis,
-             blocking_task_keeps_its_lease, forged_task_event, shared_rate_limit]
+             blocking_task_keeps_its_lease, forged_task_event, shared_rate_limit, after_sales_on_postgres]
 
 
 def percentiles(values):

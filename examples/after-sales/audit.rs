@@ -1,6 +1,8 @@
-//! Middleware of the desk: an audit line for each tool call, resource read
-//! and prompt get. (Its rate limit per caller is the framework's own:
-//! `ServerBuilder::rate_limit` in `main.rs`.)
+//! Middleware of the desk: a log line for each tool call, resource read
+//! and prompt get, on stderr. (What the desk did, by whom, is the database's
+//! `audit_log`, written in the transaction that does it: `desk.rs`. Its rate
+//! limit per caller is the framework's own: `ServerBuilder::rate_limit` in
+//! `main.rs`.)
 
 use mcp_runtime::{Call, CallOutcome, Middleware, MiddlewareFuture};
 

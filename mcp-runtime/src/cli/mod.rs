@@ -291,6 +291,10 @@ pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> Server
             return ExitCode::from(2);
         }
     };
+    {
+        let _inside = runtime.enter();
+        server.start();
+    }
     if local {
         let outcome = runtime.block_on(local::run(&server, command));
         runtime.shutdown_background();

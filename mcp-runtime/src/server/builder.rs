@@ -29,6 +29,7 @@ pub struct ServerBuilder {
     rate_limit: Option<crate::limits::Rate>,
     max_calls_per_caller: Option<usize>,
     rate_store: Option<Arc<dyn crate::limits::RateStore>>,
+    on_start: Vec<super::readiness::StartHook>,
     mounts: Vec<(String, Server, super::MountUris)>,
     skills: Vec<crate::skills::Skills>,
     skill_dirs: Vec<std::path::PathBuf>,
@@ -277,6 +278,30 @@ impl ServerBuilder {
         self
     }
 
+    /// Runs `hook` once when the server starts ([`Server::start`](crate::Server::start):
+    /// a [`main!`](crate::main!) binary calls it inside its tokio runtime right
+    /// after building, before serving), so that the hook may spawn tasks: to
+    /// connect to a database in the background while the server already
+    /// serves, holding [`Server::awaiting`](crate::Server::awaiting) until it
+    /// is reached, say.
+    ///
+    /// ```
+    /// let server = mcp_runtime::Server::builder()
+    ///     .on_start(|server| {
+    ///         let waiting = server.awaiting("database");
+    ///         // tokio::spawn(async move { connect().await; waiting.ready(); });
+    ///         waiting.ready();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// server.start();
+    /// assert!(server.awaited().is_empty());
+    /// ```
+    pub fn on_start(mut self, hook: impl FnOnce(&super::Server) + Send + 'static) -> Self {
+        self.on_start.push(Box::new(hook));
+        self
+    }
+
     /// Adds a hook around every tool call, resource read and prompt get.
     /// Hooks run in the order added (`before`), and in reverse (`after`).
     pub fn middleware(mut self, middleware: impl super::Middleware) -> Self {
@@ -470,7 +495,7 @@ impl ServerBuilder {
                 middleware: self.middleware,
                 visibility: self.visibility,
                 limits,
-                readiness: Arc::default(),
+                readiness: Arc::new(super::readiness::Readiness::with_hooks(self.on_start)),
                 stopping: Cancellation::new(),
                 sealer,
                 ephemeral_key,

@@ -152,6 +152,20 @@ impl Server {
         self.inner.tasks.stop(grace).await
     }
 
+    /// Runs the builder's [`on_start`](crate::ServerBuilder::on_start) hooks
+    /// (once: a later call runs nothing). A [`main!`](crate::main!) binary
+    /// calls it inside its runtime right after the server is built; an
+    /// embedder calls it inside its own, before serving. A panicking hook is
+    /// logged and the others still run.
+    pub fn start(&self) {
+        for hook in self.inner.readiness.take_hooks() {
+            let run = std::panic::AssertUnwindSafe(|| hook(self));
+            if std::panic::catch_unwind(run).is_err() {
+                tracing::error!("an on_start hook panicked");
+            }
+        }
+    }
+
     /// Whether [`Server::shutdown`] was called.
     pub fn is_shutting_down(&self) -> bool {
         self.inner.stopping.is_cancelled()

@@ -1,19 +1,41 @@
 //! What a server waits for before it is ready: dependencies that were down
 //! at start (an authorization server, a database). The stand-alone HTTP
-//! server's `/readyz` answers 503 naming them while any is awaited.
+//! server's `/readyz` answers 503 naming them while any is awaited. And what
+//! runs when it starts: the builder's `on_start` hooks.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// The dependencies awaited, by a number of their own.
+/// A hook run once when the server starts (`ServerBuilder::on_start`).
+pub(crate) type StartHook = Box<dyn FnOnce(&crate::server::Server) + Send>;
+
+/// The dependencies awaited, by a number of their own, and the hooks not
+/// run yet.
 #[derive(Default)]
 pub(crate) struct Readiness {
     next: AtomicU64,
     awaited: Mutex<BTreeMap<u64, String>>,
+    on_start: Mutex<Vec<StartHook>>,
 }
 
 impl Readiness {
+    /// Nothing awaited, these hooks to run at start.
+    pub(crate) fn with_hooks(hooks: Vec<StartHook>) -> Self {
+        Readiness {
+            on_start: Mutex::new(hooks),
+            ..Readiness::default()
+        }
+    }
+
+    /// The hooks not run yet, taken (so each runs once).
+    pub(crate) fn take_hooks(&self) -> Vec<StartHook> {
+        self.on_start
+            .lock()
+            .map(|mut h| std::mem::take(&mut *h))
+            .unwrap_or_default()
+    }
+
     pub(crate) fn awaited(&self) -> Vec<String> {
         self.awaited
             .lock()

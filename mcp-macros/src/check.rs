@@ -91,6 +91,7 @@ pub fn tool(cx: &Ctxt, tool: &Tool) {
         );
     }
     arguments(cx, &tool.params, "#[tool]");
+    ui(cx, tool);
     if let Some(blocking) = tool.attr.blocking.as_ref().filter(|b| b.value && tool.is_async) {
         cx.error(
             blocking.span,
@@ -124,6 +125,68 @@ pub fn tool(cx: &Ctxt, tool: &Tool) {
                 w.ident.span(),
                 "an #[arguments] parameter receives all the arguments: the other parameters must be extractors",
             );
+        }
+    }
+}
+
+/// The MCP Apps keys of a `#[tool]`: a `ui://` view, and a visibility of
+/// `model` and `app`, each once.
+fn ui(cx: &Ctxt, tool: &Tool) {
+    if let Some(uri) = &tool.attr.ui {
+        if !uri.value.starts_with("ui://") || uri.value.len() == "ui://".len() {
+            cx.error(
+                uri.span,
+                "a tool's view is a `ui://` resource, like `ui = \"ui://weather/forecast\"`",
+            );
+        }
+    }
+    if let Some(visibility) = &tool.attr.visibility {
+        if visibility.value.is_empty() {
+            cx.error(visibility.span, "visibility lists who may call the tool: `visibility(model, app)`, `visibility(model)` or `visibility(app)`");
+        }
+        for (i, who) in visibility.value.iter().enumerate() {
+            if who.value != "model" && who.value != "app" {
+                cx.error(
+                    who.span,
+                    format!("unknown visibility `{}`; expected `model` or `app`", who.value),
+                );
+            } else if visibility.value[..i].iter().any(|w| w.value == who.value) {
+                cx.error(who.span, format!("`{}` is given twice in visibility(..)", who.value));
+            }
+        }
+    }
+}
+
+/// The MCP Apps rules of a `#[resource(app(..))]`: a static `ui://` URI,
+/// the app MIME type (none given), known permissions.
+fn app(cx: &Ctxt, r: &Resource) {
+    let Some(app) = &r.attr.app else { return };
+    if r.is_template || !r.uri.starts_with("ui://") {
+        cx.error(
+            r.uri_span,
+            "an app is served at a static `ui://` URI, like `uri = \"ui://weather/forecast\"`",
+        );
+    }
+    if r.attr.mime_type.is_some() {
+        cx.error(
+            app.span,
+            "an app is served as `text/html;profile=mcp-app`: remove `mime_type`",
+        );
+    }
+    for (i, p) in app.permissions.iter().enumerate() {
+        if !matches!(
+            p.value.as_str(),
+            "camera" | "microphone" | "geolocation" | "clipboard_write"
+        ) {
+            cx.error(
+                p.span,
+                format!(
+                    "unknown permission `{}`; expected camera, microphone, geolocation or clipboard_write",
+                    p.value
+                ),
+            );
+        } else if app.permissions[..i].iter().any(|q| q.value == p.value) {
+            cx.error(p.span, format!("the permission `{}` is given twice", p.value));
         }
     }
 }
@@ -163,6 +226,7 @@ pub fn resource(cx: &Ctxt, r: &Resource) {
     if !r.uri.contains(':') {
         cx.error(r.uri_span, "a resource URI needs a scheme, like `docs://readme`");
     }
+    app(cx, r);
     if let Some(s) = &r.attr.cache_scope {
         if s.value != "public" && s.value != "private" {
             cx.error(s.span, "cache_scope is \"public\" or \"private\"");

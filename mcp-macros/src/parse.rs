@@ -42,6 +42,25 @@ pub struct ToolAttr {
     pub rate_limit: Option<(u32, u64, u32)>,
     /// `visible_if = path::to_fn`: who is shown the tool.
     pub visible_if: Option<syn::Path>,
+    /// `ui = "ui://.."`: the MCP Apps view that renders the tool's results.
+    pub ui: Option<WithSpan<String>>,
+    /// `visibility(model, app)`: who may call the tool (MCP Apps), as
+    /// written; the key's span when the list is empty.
+    pub visibility: Option<WithSpan<Vec<WithSpan<String>>>>,
+}
+
+/// `app(..)` of `#[resource]`: the view's sandbox (MCP Apps).
+pub struct AppAttr {
+    /// Where `app` was written.
+    pub span: Span,
+    pub connect: Option<Vec<String>>,
+    pub resource: Option<Vec<String>>,
+    pub frame: Option<Vec<String>>,
+    pub base_uri: Option<Vec<String>>,
+    /// `permissions(camera, ..)`, as written.
+    pub permissions: Vec<WithSpan<String>>,
+    pub domain: Option<String>,
+    pub prefers_border: Option<bool>,
 }
 
 /// How a tool runs as a task.
@@ -71,6 +90,8 @@ pub struct ResourceAttr {
     pub cache_scope: Option<WithSpan<String>>,
     pub scopes: Vec<WithSpan<String>>,
     pub visible_if: Option<syn::Path>,
+    /// `app(..)`: the resource is an MCP Apps view.
+    pub app: Option<AppAttr>,
 }
 
 /// The parsed input of `#[resource]`.
@@ -97,9 +118,9 @@ pub struct ParsedPrompt {
 }
 
 const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout, max_concurrency, rate_limit, visible_if";
+    "name, title, description, read_only, destructive, idempotent, open_world, keep_defs, requires, task, scopes, blocking, timeout, max_concurrency, rate_limit, visible_if, ui, visibility";
 const RESOURCE_KEYS: &str =
-    "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes, visible_if";
+    "uri, uri_template, name, title, description, mime_type, ttl_ms, cache_scope, scopes, visible_if, app";
 const PROMPT_KEYS: &str = "name, title, description, scopes, visible_if";
 
 /// `scopes("a", "b")`: string literals, with their spans.
@@ -227,6 +248,8 @@ pub fn tool(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<ParsedToo
             "max_concurrency" => out.max_concurrency = Some(positive(meta)?),
             "rate_limit" => out.rate_limit = rate(cx, meta)?,
             "visible_if" => out.visible_if = Some(predicate(meta)?),
+            "ui" => out.ui = Some(string(meta)?),
+            "visibility" => out.visibility = Some(idents(meta)?),
             "blocking" => {
                 out.blocking = Some(WithSpan {
                     value: flag(meta)?,
@@ -385,6 +408,7 @@ pub fn resource(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Parse
             "cache_scope" => out.cache_scope = Some(string(meta)?),
             "scopes" => out.scopes = scopes(meta)?,
             "visible_if" => out.visible_if = Some(predicate(meta)?),
+            "app" => out.app = Some(app(cx, meta)?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -395,6 +419,92 @@ pub fn resource(cx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Parse
         func,
         attr_span,
     })
+}
+
+/// `key(a, b)`: bare names with their spans (checked later), and the key's span.
+fn idents(meta: &ParseNestedMeta<'_>) -> syn::Result<WithSpan<Vec<WithSpan<String>>>> {
+    let mut names = Vec::new();
+    if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let list = syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated(&content)?;
+        names.extend(list.iter().map(|i| WithSpan {
+            value: i.to_string(),
+            span: i.span(),
+        }));
+    }
+    Ok(WithSpan {
+        value: names,
+        span: meta.path.span(),
+    })
+}
+
+/// `key = ["a", "b"]`: string literals.
+fn strings(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<String>> {
+    let input = meta.value()?;
+    let content;
+    syn::bracketed!(content in input);
+    let list = syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated(&content)?;
+    Ok(list.iter().map(LitStr::value).collect())
+}
+
+/// `app`, or `app(csp(connect = [..], resource = [..], frame = [..],
+/// base_uri = [..]), permissions(camera, ..), domain = "..", prefers_border)`.
+fn app(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<AppAttr> {
+    let mut out = AppAttr {
+        span: meta.path.span(),
+        connect: None,
+        resource: None,
+        frame: None,
+        base_uri: None,
+        permissions: Vec::new(),
+        domain: None,
+        prefers_border: None,
+    };
+    if !meta.input.peek(syn::token::Paren) {
+        return Ok(out);
+    }
+    let mut seen: Vec<String> = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        let key = inner.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        if seen.contains(&key) {
+            cx.error(inner.path.span(), format!("`{key}` is given twice in app(..)"));
+            return skip_value(&inner);
+        }
+        seen.push(key.clone());
+        match key.as_str() {
+            "csp" => inner.parse_nested_meta(|csp| {
+                let key = csp.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let slot = match key.as_str() {
+                    "connect" => &mut out.connect,
+                    "resource" => &mut out.resource,
+                    "frame" => &mut out.frame,
+                    "base_uri" => &mut out.base_uri,
+                    _ => {
+                        cx.error(
+                            csp.path.span(),
+                            format!("unknown csp key `{key}`; expected one of: connect, resource, frame, base_uri"),
+                        );
+                        return skip_value(&csp);
+                    }
+                };
+                *slot = Some(strings(&csp)?);
+                Ok(())
+            })?,
+            "permissions" => out.permissions = idents(&inner)?.value,
+            "domain" => out.domain = Some(string(&inner)?.value),
+            "prefers_border" => out.prefers_border = Some(flag(&inner)?),
+            _ => {
+                cx.error(
+                    inner.path.span(),
+                    format!("unknown app key `{key}`; expected one of: csp, permissions, domain, prefers_border"),
+                );
+                skip_value(&inner)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Parses `#[prompt(...)]` and its function.

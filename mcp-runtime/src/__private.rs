@@ -6,6 +6,7 @@ pub use crate::error::McpError;
 pub use crate::mrtr::form::{assert_field, ElicitForm, FormEnum, FormField};
 pub use crate::mrtr::Outcome;
 pub use crate::prompts::IntoPromptResult;
+pub use crate::protocol::Visibility;
 pub use crate::protocol::{CacheScope, CallToolResult, ClientCapability, GetPromptResult, ResourceContents};
 pub use crate::resources::IntoResourceContents;
 pub use crate::schema::input_schema_for;
@@ -14,7 +15,7 @@ pub use crate::server::entry::{
     RegisteredTool, ResourceDef, ResourceFuture, ToolDef, ToolFuture,
 };
 pub use crate::server::registry::{PROMPTS, RESOURCES, TOOLS};
-pub use crate::server::{Context, FromContext, VisibleIf};
+pub use crate::server::{AppDef, Context, FromContext, Permission, ToolUiDef, VisibleIf};
 pub use crate::skills::embedded::{skills as embedded_skills, EmbeddedFile, EmbeddedSkill};
 pub use crate::tasks::{TaskMode, TaskSupport};
 pub use crate::textarg::schema_values;

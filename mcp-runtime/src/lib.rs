@@ -120,8 +120,8 @@ pub use prompts::IntoPromptResult;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
     Awaiting, BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Identity,
-    Item, Middleware, MiddlewareFuture, MountUris, PromptEntry, RequestHeaders, ResourceEntry, Server, ServerBuilder,
-    ServerEvent, State, ToolEntry, Viewer, VisibleIf,
+    Item, Middleware, MiddlewareFuture, MountUris, PromptEntry, RendersApps, RequestHeaders, ResourceEntry, Server,
+    ServerBuilder, ServerEvent, State, ToolEntry, Viewer, VisibleIf,
 };
 pub use session::SubscriptionLimits;
 pub use skills::{SkillError, SkillRule, Skills};
@@ -163,8 +163,8 @@ pub mod prelude {
     };
     pub use crate::resources::Blob;
     pub use crate::{
-        form, prompt, resource, schema, tool, Cancellation, Context, Identity, Json, McpError, Outcome, RequestHeaders,
-        Server, State, Task, Viewer,
+        form, prompt, resource, schema, tool, Cancellation, Context, Identity, Json, McpError, Outcome, RendersApps,
+        RequestHeaders, Server, State, Task, Viewer,
     };
 }
 

@@ -80,9 +80,49 @@ fn location(fn_name: &str) -> TokenStream {
     quote!(::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"))
 }
 
+/// `app: Option<&'static AppDef>` of `#[resource(app(..))]`.
+fn app(app: Option<&crate::parse::AppAttr>) -> TokenStream {
+    let Some(app) = app else {
+        return quote!(::core::option::Option::None);
+    };
+    let list = |l: &Option<Vec<String>>| match l {
+        Some(l) => quote!(::core::option::Option::Some(&[#(#l),*])),
+        None => quote!(::core::option::Option::None),
+    };
+    let (connect, resource, frame, base_uri) = (
+        list(&app.connect),
+        list(&app.resource),
+        list(&app.frame),
+        list(&app.base_uri),
+    );
+    let permissions = app.permissions.iter().map(|p| {
+        let variant = match p.value.as_str() {
+            "camera" => quote!(Camera),
+            "microphone" => quote!(Microphone),
+            "geolocation" => quote!(Geolocation),
+            _ => quote!(ClipboardWrite),
+        };
+        quote!(::mcp_runtime::__private::Permission::#variant)
+    });
+    let domain = super::opt_str(&app.domain);
+    let prefers_border = super::opt_bool(app.prefers_border);
+    quote! {
+        ::core::option::Option::Some(&::mcp_runtime::__private::AppDef {
+            connect_domains: #connect,
+            resource_domains: #resource,
+            frame_domains: #frame,
+            base_uri_domains: #base_uri,
+            permissions: &[#(#permissions),*],
+            domain: #domain,
+            prefers_border: #prefers_border,
+        })
+    }
+}
+
 pub fn resource(r: &Resource) -> TokenStream {
     let scopes: Vec<&str> = r.attr.scopes.iter().map(|s| s.value.as_str()).collect();
     let visible_if = super::visible_if(r.attr.visible_if.as_ref());
+    let app = app(r.attr.app.as_ref());
     let func = &r.func;
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
@@ -160,6 +200,7 @@ pub fn resource(r: &Resource) -> TokenStream {
                 completers: &__MCP_COMPLETERS,
                 scopes: &[#(#scopes),*],
                 visible_if: #visible_if,
+                app: #app,
                 location: #location,
             };
 

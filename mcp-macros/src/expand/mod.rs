@@ -44,6 +44,29 @@ pub(crate) fn visible_if(path: Option<&syn::Path>) -> TokenStream {
     }
 }
 
+/// `ui: Option<&'static ToolUiDef>` of a tool's `ui` and `visibility` keys.
+fn tool_ui(tool: &Tool) -> TokenStream {
+    if tool.attr.ui.is_none() && tool.attr.visibility.is_none() {
+        return quote!(::core::option::Option::None);
+    }
+    let uri = opt_str(&tool.attr.ui.as_ref().map(|u| u.value.clone()));
+    let who = tool
+        .attr
+        .visibility
+        .iter()
+        .flat_map(|v| &v.value)
+        .map(|w| match w.value.as_str() {
+            "app" => quote!(::mcp_runtime::__private::Visibility::App),
+            _ => quote!(::mcp_runtime::__private::Visibility::Model),
+        });
+    quote! {
+        ::core::option::Option::Some(&::mcp_runtime::__private::ToolUiDef {
+            resource_uri: #uri,
+            visibility: &[#(#who),*],
+        })
+    }
+}
+
 fn opt_u64(value: Option<u64>) -> TokenStream {
     match value {
         Some(v) => quote!(::core::option::Option::Some(#v)),
@@ -140,6 +163,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let visible_if = visible_if(tool.attr.visible_if.as_ref());
+    let ui = tool_ui(tool);
     let task = match &tool.attr.task {
         None => quote!(::mcp_runtime::__private::TaskSupport::NEVER),
         Some(t) => {
@@ -243,6 +267,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 max_concurrency: #max_concurrency,
                 rate_limit: #rate_limit,
                 visible_if: #visible_if,
+                ui: #ui,
                 location: ::core::concat!(::core::module_path!(), "::", #fn_name, " (", ::core::file!(), ":", ::core::line!(), ")"),
             };
 

@@ -28,6 +28,7 @@ const EXTRACTORS: &[(&str, bool)] = &[
     ("Task", false),
     ("Identity", false),
     ("RequestHeaders", false),
+    ("RendersApps", false),
 ];
 
 pub enum ParamKind {

@@ -51,7 +51,11 @@ impl Resource {
                 .unwrap_or_else(|| func.sig.ident.to_string().trim_start_matches("r#").to_owned()),
             description: attr.description.clone().or_else(|| crate::docs::collect(&func.attrs)),
             title: attr.title.clone(),
-            mime_type: attr.mime_type.clone(),
+            // An app's HTML is served as the app MIME type.
+            mime_type: match &attr.app {
+                Some(_) => Some("text/html;profile=mcp-app".to_owned()),
+                None => attr.mime_type.clone(),
+            },
             ttl_ms: attr.ttl_ms.unwrap_or(0),
             public: attr.cache_scope.as_ref().is_some_and(|s| s.value == "public"),
             is_async: func.sig.asyncness.is_some(),

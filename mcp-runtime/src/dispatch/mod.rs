@@ -310,7 +310,7 @@ pub(crate) async fn serve(
     let lists = visible::Lister::new(&sight, &catalog, token, hide);
     match method {
         Method::Discover => Ok(finish(server, &discover::result(server, &catalog))),
-        Method::ToolsList => lists.page(server, "tools", &catalog.tools_json, &catalog.tools, params),
+        Method::ToolsList => lists.page(server, "tools", sight.tools_json(&catalog), &catalog.tools, params),
         Method::ResourcesList => lists.page(server, "resources", &catalog.resources_json, &catalog.resources, params),
         Method::ResourceTemplatesList => lists.page(
             server,

@@ -4,6 +4,10 @@
 //! read, get or completion of it is answered like one of an unknown item,
 //! by the same code that answers those. Without any predicate, [`Sight`]
 //! holds nothing, asks nothing, and lists stay borrowed pre-serialized items.
+//!
+//! MCP Apps are decided here too: when the catalog has app items, a caller
+//! that does not render apps is listed the tools without `_meta.ui`, no
+//! app-only tool and no app resource; it may still call and read them all.
 
 use super::Scope;
 use crate::auth::{reaches, AccessToken};
@@ -20,6 +24,8 @@ use serde_json::value::RawValue;
 pub(crate) struct Sight<'a> {
     viewer: Option<Viewer<'a>>,
     hooks: &'a [Hook],
+    /// Whether the caller renders apps, when the catalog has app items.
+    apps: Option<bool>,
 }
 
 impl<'a> Sight<'a> {
@@ -62,8 +68,15 @@ impl<'a> Sight<'a> {
         version: &'a str,
     ) -> Self {
         let hooks = server.inner.visibility.as_slice();
+        let apps = catalog
+            .has_apps
+            .then(|| crate::server::RendersApps::declared_in(capabilities).get());
         if hooks.is_empty() && !catalog.has_predicates {
-            return Sight { viewer: None, hooks };
+            return Sight {
+                viewer: None,
+                hooks,
+                apps,
+            };
         }
         let mut viewer = Viewer::new(capabilities).with_protocol_version(version);
         if let Some(token) = scope.identity.as_deref() {
@@ -81,6 +94,7 @@ impl<'a> Sight<'a> {
         Sight {
             viewer: Some(viewer),
             hooks,
+            apps,
         }
     }
 
@@ -88,6 +102,27 @@ impl<'a> Sight<'a> {
     /// shown may differ by caller.
     pub(crate) fn on(&self) -> bool {
         self.viewer.is_some()
+    }
+
+    /// Whether what is listed may differ by caller: a predicate, or app
+    /// items that callers who do not render apps are not listed.
+    pub(crate) fn varies(&self) -> bool {
+        self.on() || self.apps.is_some()
+    }
+
+    /// Whether the caller is listed the tools without their `_meta.ui`:
+    /// the catalog has apps and the caller does not render them.
+    pub(crate) fn plain(&self) -> bool {
+        self.apps == Some(false)
+    }
+
+    /// The pre-serialized tools as this caller is listed them.
+    pub(crate) fn tools_json<'c>(&self, catalog: &'c Catalog) -> &'c [String] {
+        if self.plain() && !catalog.tools_plain_json.is_empty() {
+            &catalog.tools_plain_json
+        } else {
+            &catalog.tools_json
+        }
     }
 
     fn sees(&self, item: Item<'_>, own: Option<&crate::server::visibility::Predicate>) -> bool {
@@ -177,7 +212,8 @@ impl Listed for ToolEntry {
         &self.scopes
     }
     fn shown(&self, sight: &Sight<'_>) -> bool {
-        sight.tool(self)
+        // An app-only tool is not listed to a caller that does not render apps.
+        sight.tool(self) && !(sight.plain() && self.app_only())
     }
 }
 
@@ -195,7 +231,8 @@ impl Listed for ResourceEntry {
         &self.scopes
     }
     fn shown(&self, sight: &Sight<'_>) -> bool {
-        sight.resource(self)
+        // An app is listed only to a caller that renders apps.
+        sight.resource(self) && !(sight.plain() && self.app)
     }
 }
 
@@ -224,7 +261,7 @@ impl<'s, 'a> Lister<'s, 'a> {
         Lister {
             sight,
             token,
-            private: sight.on() || token.is_some(),
+            private: sight.varies() || token.is_some(),
         }
     }
 

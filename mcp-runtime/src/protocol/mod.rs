@@ -6,6 +6,7 @@
 //! the JSON it was parsed from. These types are the bottom layer of the crate:
 //! they import nothing from the rest of it.
 
+mod apps;
 mod capabilities;
 mod completion;
 mod content;
@@ -23,6 +24,7 @@ mod subscriptions;
 mod tasks;
 mod tools;
 
+pub use apps::*;
 pub use capabilities::*;
 pub use completion::*;
 pub use content::*;

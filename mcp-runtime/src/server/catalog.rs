@@ -16,6 +16,9 @@ pub(crate) struct Catalog {
     pub tools: Vec<ToolEntry>,
     /// The serialized JSON of each tool, in the same order.
     pub tools_json: Vec<String>,
+    /// The same as callers that do not render apps see them (without
+    /// `_meta.ui`): empty unless some tool has a view (MCP Apps).
+    pub tools_plain_json: Vec<String>,
     pub tool_index: HashMap<String, usize>,
     /// Static resources sorted by URI, then the skills' files (from
     /// `own_resources` on) in the skills' order.
@@ -43,6 +46,9 @@ pub(crate) struct Catalog {
     pub has_predicates: bool,
     /// Whether an item asks for OAuth scopes.
     pub has_scopes: bool,
+    /// Whether a tool has `_meta.ui` or a resource is an app (MCP Apps):
+    /// what is listed differs by whether the caller renders apps.
+    pub has_apps: bool,
 }
 
 fn index_by<T>(
@@ -127,7 +133,14 @@ impl Catalog {
         let has_scopes = tools.iter().any(|t| !t.scopes.is_empty())
             || statics.iter().chain(&templates).any(|r| !r.scopes.is_empty())
             || prompts.iter().any(|p| !p.scopes.is_empty());
-        Ok(Catalog {
+        let has_apps = tools.iter().any(|t| t.ui.is_some()) || statics.iter().any(|r| r.app);
+        let tools_plain_json = match tools.iter().any(|t| t.ui.is_some()) {
+            true => tools.iter().map(|t| to_json(&t.plain_tool())).collect(),
+            false => Vec::new(),
+        };
+        let catalog = Catalog {
+            has_apps,
+            tools_plain_json,
             has_tasks,
             has_predicates,
             has_scopes,
@@ -146,7 +159,9 @@ impl Catalog {
             skills_json: skills.iter().map(|s| s.skill.entry_json.clone()).collect(),
             skills,
             skill_index,
-        })
+        };
+        super::apps::check(&catalog)?;
+        Ok(catalog)
     }
 
     pub(crate) fn parts(&self) -> Parts {

@@ -232,12 +232,12 @@ impl Context {
 /// the tool's arguments (in the style of axum's extractors).
 ///
 /// Implemented for [`Context`], [`Cancellation`], [`State<T>`](crate::State),
-/// [`Input`](crate::Input), [`Task`](crate::Task), [`Identity`](crate::Identity)
-/// and [`RequestHeaders`](crate::RequestHeaders).
+/// [`Input`](crate::Input), [`Task`](crate::Task), [`Identity`](crate::Identity),
+/// [`RequestHeaders`](crate::RequestHeaders) and [`RendersApps`](crate::RendersApps).
 /// Implement it for your own types, and mark such parameters `#[extract]`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an extractor",
-    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input, Task, Identity, RequestHeaders or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
+    note = "parameters marked #[extract], or whose type is named Context, Cancellation, Input, Task, Identity, RequestHeaders, RendersApps or State<T>, are extractors and must implement `FromContext`; if this parameter is a tool argument of your own type, mark it #[arg]"
 )]
 pub trait FromContext: Sized {
     /// Builds the value from the request context.

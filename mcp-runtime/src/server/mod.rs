@@ -4,6 +4,7 @@
 //! change events it announces. These types refer to each other, so they
 //! live together; the layers below know none of them.
 
+mod apps;
 mod builder;
 mod catalog;
 mod context;
@@ -18,6 +19,7 @@ mod skills;
 mod state;
 pub(crate) mod visibility;
 
+pub use apps::{AppDef, Permission, RendersApps, ToolUiDef};
 pub use builder::ServerBuilder;
 pub(crate) use catalog::{Catalog, Parts};
 pub(crate) use context::RequestScope;
@@ -82,6 +84,19 @@ pub enum BuildError {
     /// A resource template does not parse.
     #[error("resource template: {0}")]
     InvalidTemplate(String),
+    /// A tool links to a view (`#[tool(ui = "ui://..")]`,
+    /// [`ToolEntry::ui`]) that no resource of the server serves.
+    #[error("tool `{tool}` links to the view `{uri}`, which no resource of the server serves")]
+    UnknownView {
+        /// The tool's name.
+        tool: String,
+        /// The view's URI.
+        uri: String,
+    },
+    /// An app resource or a tool's view breaks a rule of MCP Apps (a URI
+    /// that is not a static `ui://` URI).
+    #[error("apps: {0}")]
+    InvalidApp(String),
     /// A skill of [`ServerBuilder::skills_dir`] breaks a rule.
     #[error("skills: {0}")]
     Skill(#[from] crate::skills::SkillError),

@@ -59,6 +59,17 @@ fn as_prompt(name: &str) -> Item<'_> {
     Item::Prompt(name)
 }
 
+/// Where a prefixed URI takes the prefix, and what is inserted there:
+/// `crm://about` → `crm://eu/about`; `file:///x` → `file://eu/x`.
+fn insertion(uri: &str, prefix: &str) -> (usize, String) {
+    let at = insertion_point(uri);
+    let inserted = match uri.get(at..) {
+        Some(rest) if rest.starts_with('/') => prefix.to_owned(),
+        _ => format!("{prefix}/"),
+    };
+    (at, inserted)
+}
+
 fn as_resource(uri: &str) -> Item<'_> {
     Item::Resource(uri)
 }
@@ -83,6 +94,15 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
         let mut entry = tool.clone();
         entry.visible = with_hooks(entry.visible.take(), hooks, as_tool, tool.tool.name.clone());
         entry.tool.name = format!("{prefix}_{}", entry.tool.name);
+        // Its view moves with the mounted resources.
+        if let Some(view) = entry.ui.as_ref().and_then(|ui| ui.resource_uri.as_deref()) {
+            if uris == MountUris::Prefixed {
+                let (at, inserted) = insertion(view, prefix);
+                let mut ui = entry.ui.clone().unwrap_or_default();
+                ui.resource_uri = Some(format!("{}{inserted}{}", &view[..at], &view[at..]));
+                entry = entry.ui(ui);
+            }
+        }
         let (inner, state) = (entry.handler.clone(), state.clone());
         entry.handler = Arc::new(move |args, ctx| inner(args, ctx.with_state(&state)));
         parts.tools.push(entry);
@@ -121,12 +141,7 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
             parts.resources.push(entry);
             continue;
         }
-        let at = insertion_point(&entry.uri);
-        // `crm://about` → `crm://eu/about`; `file:///x` → `file://eu/x`.
-        let inserted = match entry.uri.get(at..) {
-            Some(rest) if rest.starts_with('/') => prefix.to_owned(),
-            _ => format!("{prefix}/"),
-        };
+        let (at, inserted) = insertion(&entry.uri, prefix);
         let served = format!("{}{inserted}{}", &entry.uri[..at], &entry.uri[at..]);
         if entry.template.is_some() {
             let template =

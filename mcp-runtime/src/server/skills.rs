@@ -94,6 +94,7 @@ pub(crate) fn file_entry(part: &SkillPart, file: &SkillFile) -> ResourceEntry {
         completers: Vec::new(),
         scopes: skill.scopes.clone(),
         visible: part.visible.clone(),
+        app: false,
         location: "skills",
     }
 }

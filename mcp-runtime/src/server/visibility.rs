@@ -126,6 +126,11 @@ impl<'a> Viewer<'a> {
         capability.is_declared_in(self.capabilities)
     }
 
+    /// Whether the client renders MCP Apps (see [`RendersApps`](crate::RendersApps)).
+    pub fn renders_apps(&self) -> bool {
+        super::apps::renders_apps(self.capabilities)
+    }
+
     /// The client's self-description, if it sent one. Self-reported: do not
     /// hide anything secret behind it.
     pub fn client_info(&self) -> Option<&'a Implementation> {

@@ -4,7 +4,7 @@
 
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::protocol::{CacheScope, Resource, ResourceContents, ResourceTemplate};
+use crate::protocol::{CacheScope, Resource, ResourceContents, ResourceTemplate, UiResourceMeta, APP_MIME_TYPE};
 use crate::resources::{IntoResourceContents, UriTemplate};
 use crate::server::visibility::{Predicate, Viewer, VisibleIf};
 use crate::server::Context;
@@ -61,6 +61,8 @@ pub struct ResourceDef {
     pub scopes: &'static [&'static str],
     /// Whether the caller sees the resource (`#[resource(visible_if = f)]`).
     pub visible_if: Option<VisibleIf>,
+    /// An MCP Apps view (`#[resource(uri = "ui://..", app(..))]`).
+    pub app: Option<&'static crate::server::AppDef>,
     /// Where the function is defined.
     pub location: &'static str,
 }
@@ -85,6 +87,8 @@ pub struct ResourceEntry {
     pub(crate) scopes: Vec<String>,
     /// Whether the caller sees the resource, when it is not everyone.
     pub(crate) visible: Option<Predicate>,
+    /// Whether it is an MCP Apps view (listed only to callers that render apps).
+    pub(crate) app: bool,
     pub(crate) location: &'static str,
 }
 
@@ -150,7 +154,7 @@ impl ResourceEntry {
             })
         }
         .map_err(|e| e.to_string())?;
-        Ok(ResourceEntry {
+        let entry = ResourceEntry {
             uri: def.uri.to_owned(),
             template,
             listing,
@@ -160,7 +164,12 @@ impl ResourceEntry {
             completers: Completer::from_defs(def.completers),
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
+            app: false,
             location: def.location,
+        };
+        Ok(match def.app {
+            Some(app) => entry.app(app.to_meta()),
+            None => entry,
         })
     }
 
@@ -189,6 +198,7 @@ impl ResourceEntry {
             completers: Vec::new(),
             scopes: Vec::new(),
             visible: None,
+            app: false,
             location: "dynamic",
         }
     }
@@ -218,8 +228,73 @@ impl ResourceEntry {
         self
     }
 
+    /// Makes the resource an MCP Apps view: its HTML is served as
+    /// `text/html;profile=mcp-app`, and `ui` (what its sandbox allows; the
+    /// default asks for nothing) is its `_meta.ui`, in `resources/list` and
+    /// on each item `resources/read` returns (unless the handler set one).
+    /// Its URI must be a static `ui://` URI
+    /// ([`BuildError::InvalidApp`](crate::BuildError::InvalidApp)). It is
+    /// listed only to callers that render apps; anyone may read it.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{Resource, UiCsp, UiResourceMeta};
+    /// use mcp_runtime::ResourceEntry;
+    /// let resource = Resource { uri: "ui://shop/cart".into(), name: "cart".into(), ..Default::default() };
+    /// let cart = ResourceEntry::dynamic(resource, |_uri, _ctx| async { "<!DOCTYPE html><title>Cart</title>" })
+    ///     .app(UiResourceMeta {
+    ///         csp: Some(UiCsp { connect_domains: Some(vec!["https://api.shop.example".into()]), ..Default::default() }),
+    ///         prefers_border: Some(true),
+    ///         ..Default::default()
+    ///     });
+    /// # let _ = cart;
+    /// ```
+    pub fn app(mut self, ui: UiResourceMeta) -> Self {
+        let ui = (ui != UiResourceMeta::default()).then(|| serde_json::to_value(&ui).unwrap_or_default());
+        if let Some(listing) = self.listing.as_object_mut() {
+            listing.insert("mimeType".to_owned(), APP_MIME_TYPE.into());
+            if let Some(ui) = &ui {
+                let meta = listing.entry("_meta").or_insert_with(|| serde_json::json!({}));
+                if let Some(meta) = meta.as_object_mut() {
+                    meta.insert("ui".to_owned(), ui.clone());
+                }
+            }
+        }
+        let read = self.handler.clone();
+        let ui = Arc::new(ui);
+        self.handler = Arc::new(move |uri, vars, ctx| {
+            let fut = read(uri, vars, ctx);
+            let ui = ui.clone();
+            Box::pin(async move {
+                Ok(match fut.await? {
+                    Outcome::Complete(mut contents) => {
+                        contents.iter_mut().for_each(|c| dress(c, ui.as_ref().as_ref()));
+                        Outcome::Complete(contents)
+                    }
+                    asks => asks,
+                })
+            })
+        });
+        self.app = true;
+        self
+    }
+
     /// The resource's URI, or its template.
     pub fn uri(&self) -> &str {
         &self.uri
+    }
+}
+
+/// One item an app resource's read returns: the app MIME type, and the
+/// view's `_meta.ui` unless the handler gave one.
+fn dress(contents: &mut ResourceContents, ui: Option<&serde_json::Value>) {
+    let (mime, meta) = match contents {
+        ResourceContents::Text(t) => (&mut t.mime_type, &mut t.meta),
+        ResourceContents::Blob(b) => (&mut b.mime_type, &mut b.meta),
+    };
+    *mime = Some(APP_MIME_TYPE.to_owned());
+    if let Some(ui) = ui {
+        meta.get_or_insert_with(Default::default)
+            .entry("ui")
+            .or_insert_with(|| ui.clone());
     }
 }

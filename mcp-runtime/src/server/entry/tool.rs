@@ -3,7 +3,7 @@
 
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations};
+use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations, UiToolMeta, UI_RESOURCE_URI_META_KEY};
 use crate::server::visibility::{Predicate, Viewer, VisibleIf};
 use crate::server::Context;
 use crate::tasks::TaskSupport;
@@ -65,6 +65,8 @@ pub struct ToolDef {
     pub rate_limit: Option<crate::limits::Rate>,
     /// Whether the caller sees the tool (`#[tool(visible_if = f)]`).
     pub visible_if: Option<VisibleIf>,
+    /// Its view and who may call it (`#[tool(ui = "ui://..", visibility(..))]`).
+    pub ui: Option<&'static crate::server::ToolUiDef>,
     /// Where the function is defined (for diagnostics).
     pub location: &'static str,
 }
@@ -120,6 +122,8 @@ pub struct ToolEntry {
     pub(crate) visible: Option<Predicate>,
     /// Calls per caller, when the tool has a rate of its own.
     pub(crate) rate_limit: Option<crate::limits::Rate>,
+    /// Its `_meta.ui` (MCP Apps), also written in `tool`'s `_meta`.
+    pub(crate) ui: Option<UiToolMeta>,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -138,7 +142,7 @@ impl ToolEntry {
     pub fn from_def(def: &'static ToolDef) -> Self {
         let call = def.call;
         let tool = def.to_tool();
-        ToolEntry {
+        let entry = ToolEntry {
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: def.requires.to_vec(),
             task: def.task,
@@ -148,14 +152,20 @@ impl ToolEntry {
             concurrency: def.max_concurrency.map(places),
             visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
             rate_limit: def.rate_limit,
+            ui: None,
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
+        };
+        match def.ui {
+            Some(ui) => entry.ui(ui.to_meta()),
+            None => entry,
         }
     }
 
     /// A tool defined at run time: its wire definition and a handler that
-    /// receives the arguments object.
+    /// receives the arguments object. A `_meta.ui` in the definition is
+    /// read as [`ui`](Self::ui) says.
     ///
     /// ```
     /// use mcp_runtime::{protocol::Tool, ToolEntry};
@@ -195,7 +205,13 @@ impl ToolEntry {
                 ))))),
             }
         });
+        let ui = tool
+            .meta
+            .as_ref()
+            .and_then(|m| m.get("ui"))
+            .and_then(|ui| serde_json::from_value(ui.clone()).ok());
         ToolEntry {
+            ui,
             header_params: crate::headers::declared_params(&tool.input_schema),
             requires: Vec::new(),
             task: TaskSupport::NEVER,
@@ -281,6 +297,61 @@ impl ToolEntry {
     pub fn visible_if(mut self, visible: impl Fn(&Viewer<'_>) -> bool + Send + Sync + 'static) -> Self {
         self.visible = Some(Arc::new(visible));
         self
+    }
+
+    /// Links the tool to an MCP Apps view and says who may call it: its
+    /// `_meta.ui` (`{resourceUri, visibility}`), with the deprecated
+    /// `_meta["ui/resourceUri"]` beside it for older hosts. Callers that do
+    /// not render apps get the tool without either key, and a tool only the
+    /// app may call (`visibility` exactly `[App]`) is left out of their
+    /// `tools/list` (it can still be called). The server does not build
+    /// unless a resource of it serves the view
+    /// ([`BuildError::UnknownView`](crate::BuildError::UnknownView)).
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{Resource, Tool, UiToolMeta, Visibility};
+    /// use mcp_runtime::{ResourceEntry, Server, ToolEntry};
+    /// let tool: Tool = serde_json::from_value(serde_json::json!({
+    ///     "name": "forecast", "inputSchema": {"type": "object"}
+    /// })).unwrap();
+    /// let forecast = ToolEntry::dynamic(tool, |_args, _ctx| async { "sunny" })
+    ///     .ui(UiToolMeta::view("ui://weather/forecast").with_visibility([Visibility::Model, Visibility::App]));
+    /// let view = ResourceEntry::dynamic(
+    ///     Resource { uri: "ui://weather/forecast".into(), name: "forecast".into(), ..Default::default() },
+    ///     |_uri, _ctx| async { "<!DOCTYPE html><title>Forecast</title>" },
+    /// )
+    /// .app(Default::default());
+    /// let server = Server::builder().tool_entry(forecast).resource_entry(view).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn ui(mut self, ui: UiToolMeta) -> Self {
+        let meta = self.tool.meta.get_or_insert_with(Default::default);
+        meta.insert("ui".to_owned(), serde_json::to_value(&ui).unwrap_or_default());
+        match &ui.resource_uri {
+            Some(uri) => meta.insert(UI_RESOURCE_URI_META_KEY.to_owned(), uri.clone().into()),
+            None => meta.remove(UI_RESOURCE_URI_META_KEY),
+        };
+        self.ui = Some(ui);
+        self
+    }
+
+    /// Whether only the app may call the tool (`visibility` exactly `[app]`).
+    pub(crate) fn app_only(&self) -> bool {
+        self.ui.as_ref().is_some_and(UiToolMeta::app_only)
+    }
+
+    /// The wire definition as a caller that does not render apps sees it:
+    /// without `_meta.ui` and `_meta["ui/resourceUri"]`.
+    pub(crate) fn plain_tool(&self) -> Tool {
+        let mut tool = self.tool.clone();
+        if let Some(meta) = tool.meta.as_mut() {
+            meta.remove("ui");
+            meta.remove(UI_RESOURCE_URI_META_KEY);
+            if meta.is_empty() {
+                tool.meta = None;
+            }
+        }
+        tool
     }
 
     /// The wire definition.

@@ -65,7 +65,7 @@ impl Db {
 
     /// The database at `url` (not connected yet).
     pub fn new(url: &str) -> Result<Db, String> {
-        let shown = redacted(url);
+        let shown = mcp_runtime::cli::redacted(url);
         let url = if url.starts_with("sqlite:") {
             // A file that does not exist yet is created (with its schema).
             if url.contains("mode=") {
@@ -206,17 +206,5 @@ async fn migrate(pool: AnyPool, sqlite: bool) -> Result<AnyPool, sqlx::migrate::
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
-    }
-}
-
-/// A URL with the user and password of its authority replaced by `***`.
-fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://***{}", &rest[at..]),
-        None => url.to_owned(),
     }
 }

@@ -445,8 +445,14 @@ async fn shared_state(builder: ServerBuilder) -> Result<ServerBuilder, String> {
 }
 
 /// A URL with the user and password of its authority (`redis://:secret@host`)
-/// replaced by `***`, for logs.
-fn redacted(url: &str) -> String {
+/// replaced by `***`, for logs and error messages.
+///
+/// ```
+/// use mcp_runtime::cli::redacted;
+/// assert_eq!(redacted("postgres://app:s3cret@db:5432/desk"), "postgres://***@db:5432/desk");
+/// assert_eq!(redacted("sqlite://desk.db"), "sqlite://desk.db");
+/// ```
+pub fn redacted(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };

@@ -17,7 +17,7 @@ use mcp_runtime::{BuildError, ResourceEntry, ToolEntry};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use support::http::{post, rpc, standard_headers};
-use support::{assert_valid, meta_with, validate_emitted, validate_legacy, StdioClient};
+use support::{assert_valid, meta_with, names, validate_emitted, validate_legacy, StdioClient};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const VIEW: &str = "ui://weather/forecast";
@@ -113,15 +113,6 @@ fn validate_apps(result: &Value) {
             assert_valid("ext-apps", "McpUiResourceMeta", ui);
         }
     }
-}
-
-fn names(result: &Value, key: &str, field: &str) -> Vec<String> {
-    result[key]
-        .as_array()
-        .unwrap_or_else(|| panic!("no {key} in {result}"))
-        .iter()
-        .map(|t| t[field].as_str().unwrap().to_owned())
-        .collect()
 }
 
 fn tool<'a>(result: &'a Value, name: &str) -> &'a Value {

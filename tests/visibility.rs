@@ -18,7 +18,7 @@ use mcp_runtime::{Item, ToolEntry};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use support::http::{post, rpc, standard_headers, with_header, Answer};
-use support::{meta_with, validate_legacy, StdioClient};
+use support::{meta_with, names, validate_legacy, StdioClient};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Staff: a token with the `staff` scope, or the `x-role: staff` header.
@@ -136,16 +136,6 @@ fn server() -> Server {
         })
         .build()
         .unwrap()
-}
-
-/// The names (or URIs) a list result holds.
-fn names(result: &Value, key: &str, field: &str) -> Vec<String> {
-    result[key]
-        .as_array()
-        .unwrap_or_else(|| panic!("no {key} in {result}"))
-        .iter()
-        .map(|t| t[field].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// The lists' names, each page checked to say `cacheScope: "private"`.

@@ -364,3 +364,13 @@ pub async fn eventually(what: &str, cond: impl Fn() -> bool) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// The names (or URIs: `field`) of the items a list result holds under `key`.
+pub fn names(result: &Value, key: &str, field: &str) -> Vec<String> {
+    result[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} in {result}"))
+        .iter()
+        .map(|t| t[field].as_str().unwrap().to_owned())
+        .collect()
+}

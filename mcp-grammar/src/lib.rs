@@ -1,6 +1,6 @@
 //! The rules that both `mcp-runtime` and its macros apply, written once:
-//! the tool-name rule, and the subset of RFC 6570 URI templates resources
-//! use. The macros check them at compile time, with a span on the user's
+//! the tool-name rule, the subset of RFC 6570 URI templates resources
+//! use, and how a rate limit is written. The macros check them at compile time, with a span on the user's
 //! code; the runtime checks entries built at run time and matches URIs.
 //! No dependencies, and `no_std`, unless the `skills` feature (std, YAML,
 //! SHA-256) adds [`skills`]: reading and checking a folder of Agent Skills.
@@ -13,6 +13,9 @@ extern crate std;
 
 #[cfg(feature = "skills")]
 pub mod skills;
+
+mod rate;
+pub use rate::{parse_rate, RateParts};
 
 use alloc::format;
 use alloc::string::String;

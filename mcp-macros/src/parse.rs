@@ -313,33 +313,15 @@ fn task(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<TaskAttr> {
 }
 
 /// `rate_limit = "10/s"`: `N/s`, `N/min` (or `N/m`), `N/h` or `N/<ms>ms`,
-/// optionally followed by `burst B` (default `N`), as `mcp_runtime::Rate`
-/// reads it: (count, period in milliseconds, burst), or `None` after an
-/// error, reported to `cx`.
+/// optionally followed by `burst B` (default `N`): read by
+/// `mcp_grammar::parse_rate`, as `mcp_runtime::Rate` reads it, into (count,
+/// period in milliseconds, burst), or `None` after an error, reported to `cx`.
 fn rate(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<(u32, u64, u32)>> {
     let lit: LitStr = meta.value()?.parse()?;
     let text = lit.value();
-    let mut words = text.split_whitespace();
-    let spec = words.next().unwrap_or("");
-    let burst = match (words.next(), words.next(), words.next()) {
-        (None, _, _) => Some(None),
-        (Some("burst"), Some(b), None) => b.parse::<u32>().ok().filter(|b| *b > 0).map(Some),
-        _ => None,
-    };
-    let (count, unit) = spec.split_once('/').unwrap_or(("", ""));
-    let count = count.parse::<u32>().ok().filter(|c| *c > 0);
-    let period_ms = match unit {
-        "s" | "sec" | "second" => Some(1000),
-        "m" | "min" | "minute" => Some(60_000),
-        "h" | "hour" => Some(3_600_000),
-        other => other
-            .strip_suffix("ms")
-            .and_then(|n| n.parse::<u64>().ok())
-            .filter(|n| (1..=86_400_000).contains(n)),
-    };
-    match (count, period_ms, burst) {
-        (Some(count), Some(period_ms), Some(burst)) => Ok(Some((count, period_ms, burst.unwrap_or(count)))),
-        _ => {
+    match mcp_grammar::parse_rate(&text) {
+        Ok(r) => Ok(Some((r.count, r.period_ms, r.burst))),
+        Err(_) => {
             cx.error(
                 lit.span(),
                 format!("expected a rate such as \"10/s\", \"600/min\" or \"100/h burst 20\", found {text:?}"),

@@ -119,46 +119,14 @@ impl std::str::FromStr for Rate {
     /// `N/s`, `N/min` (or `N/m`), `N/h`, `N/<ms>ms`, optionally followed by
     /// `burst B`.
     fn from_str(text: &str) -> Result<Rate, RateError> {
-        let bad = |why| RateError {
+        let parts = mcp_grammar::parse_rate(text).map_err(|why| RateError {
             given: text.to_owned(),
             why,
-        };
-        let mut words = text.split_whitespace();
-        let spec = words.next().ok_or_else(|| bad("it is empty"))?;
-        let burst = match (words.next(), words.next(), words.next()) {
-            (None, _, _) => None,
-            (Some("burst"), Some(b), None) => Some(
-                b.parse::<u32>()
-                    .ok()
-                    .filter(|b| *b > 0)
-                    .ok_or_else(|| bad("the burst must be a whole number above 0"))?,
-            ),
-            _ => return Err(bad("only `burst N` may follow the rate")),
-        };
-        let (count, unit) = spec.split_once('/').ok_or_else(|| bad("it has no `/`"))?;
-        let count = count
-            .parse::<u32>()
-            .ok()
-            .filter(|c| *c > 0)
-            .ok_or_else(|| bad("the count must be a whole number above 0"))?;
-        let period_ms = match unit {
-            "s" | "sec" | "second" => 1000,
-            "m" | "min" | "minute" => 60_000,
-            "h" | "hour" => 3_600_000,
-            other => other
-                .strip_suffix("ms")
-                .and_then(|n| n.parse::<u64>().ok())
-                .filter(|n| (1..=86_400_000).contains(n))
-                .ok_or_else(|| bad("the period must be s, min, h or a number of ms up to a day"))?,
-        };
-        let rate = Rate {
-            count,
-            period_ms,
-            burst: count,
-        };
-        Ok(match burst {
-            Some(b) => rate.with_burst(b),
-            None => rate,
+        })?;
+        Ok(Rate {
+            count: parts.count,
+            period_ms: parts.period_ms,
+            burst: parts.burst,
         })
     }
 }

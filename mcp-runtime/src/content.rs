@@ -109,3 +109,33 @@ impl ContentBlock {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);
+
+/// Structured output with a summary in words: like [`Json`], and the text
+/// content starts with `summary`, so that a host that shows the text (one
+/// that does not render an app's view, say) says something a person or a
+/// model reads at a glance. The content is the summary, then the JSON text
+/// (kept for clients that read only text); `structuredContent` is the value,
+/// and the tool advertises `outputSchema` derived from `T`.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::Summarized;
+///
+/// #[mcp_runtime::schema]
+/// struct Sum { total: i64 }
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> Summarized<Sum> {
+///     let total = a + b;
+///     Summarized { summary: format!("{a} + {b} = {total}"), value: Sum { total } }
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Summarized<T> {
+    /// The sentence the text content starts with.
+    pub summary: String,
+    /// The structured value.
+    pub value: T,
+}

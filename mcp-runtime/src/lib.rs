@@ -35,7 +35,7 @@
 //!   [`RequestHeaders`] (any [`FromContext`] type).
 //! - Long-running tools (`#[tool(task)]`, the Tasks extension): [`Task`],
 //!   [`TaskConfig`], and where tasks are kept, [`TaskStore`] ([`MemoryTaskStore`]).
-//! - What handlers return: [`Json`], [`Blob`], [`Flow`] and [`Outcome`],
+//! - What handlers return: [`Json`], [`Summarized`], [`Blob`], [`Flow`] and [`Outcome`],
 //!   or any [`IntoToolResult`] / [`IntoResourceContents`] /
 //!   [`IntoPromptResult`] type; errors are [`McpError`].
 //! - Transports: [`transport::stdio`], [`transport::http`] (a server, and a
@@ -110,7 +110,7 @@ pub mod cli;
 pub mod testing;
 
 pub use cancel::Cancellation;
-pub use content::Json;
+pub use content::{Json, Summarized};
 pub use error::{ErrorCode, McpError};
 pub use limits::{Rate, RateError, RateFuture, RateStore, RateStoreError};
 pub use mcp_macros::{form, prompt, resource, schema, skills, tool};

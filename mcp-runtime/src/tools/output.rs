@@ -1,6 +1,6 @@
 //! What a tool function may return, and how each becomes a `CallToolResult`.
 
-pub use crate::content::Json;
+pub use crate::content::{Json, Summarized};
 use crate::error::McpError;
 use crate::mrtr::{Halt, Outcome};
 use crate::protocol::{
@@ -12,7 +12,7 @@ use serde::Serialize;
 /// Turns a tool function's return value into the tool's outcome.
 ///
 /// Implemented for `String`, `&'static str`, `()`, every content type,
-/// `Vec<ContentBlock>`, [`Json<T>`], `CallToolResult`, `Outcome<T>`, and
+/// `Vec<ContentBlock>`, [`Json<T>`], [`Summarized<T>`], `CallToolResult`, `Outcome<T>`, and
 /// `Result<T, E>` where `E: Display` (an `Err` is a tool execution error:
 /// `isError: true` with the error's text).
 #[diagnostic::on_unimplemented(
@@ -115,6 +115,23 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
         let json = value.to_string();
         Ok(Outcome::Complete(CallToolResult {
             content: vec![text(json)],
+            structured_content: Some(value),
+            ..Default::default()
+        }))
+    }
+
+    fn output_schema(keep_defs: bool) -> Option<serde_json::Value> {
+        Some(crate::schema::output_schema_for::<T>(keep_defs))
+    }
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Summarized<T> {
+    fn into_tool_result(self) -> Result<Outcome<CallToolResult>, McpError> {
+        let value = serde_json::to_value(&self.value)
+            .map_err(|e| McpError::internal(format!("tool output could not be serialized: {e}")))?;
+        let json = value.to_string();
+        Ok(Outcome::Complete(CallToolResult {
+            content: vec![text(self.summary), text(json)],
             structured_content: Some(value),
             ..Default::default()
         }))

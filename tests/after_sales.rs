@@ -110,6 +110,133 @@ fn every_tool(url: &str, dir: &Scratch) {
     assert!(tool_error(&bad).contains("is not a month"), "{bad}");
 }
 
+/// The ticket's view (MCP Apps) and its fallback, and the refund skill: a
+/// client that renders apps is listed the view, the tool's link to it and
+/// the view's own tool, and changes a refund through it (written with an
+/// audit line, refused once paid); one that does not is listed none of them
+/// and reads the refund options in the tool's text.
+fn view_fallback_and_skill(url: &str, dir: &Scratch) {
+    let mut desk = Desk::start(url, &dir.0, "view");
+    let id = desk.open_ticket("ORD-1001", "Arrived scratched", "original_card");
+
+    // Without apps: plain tools, the options in words.
+    let tools = desk.result("tools/list", json!({}));
+    let names = support::names(&tools, "tools", "name");
+    assert!(names.contains(&"after_sales_query_ticket".to_owned()), "{tools}");
+    assert!(!names.contains(&"after_sales_change_refund".to_owned()), "{tools}");
+    let listed = tools["tools"].as_array().into_iter().flatten();
+    assert!(listed.clone().all(|t| t.pointer("/_meta/ui").is_none()), "{tools}");
+    let resources = desk.result("resources/list", json!({}));
+    assert!(!resources.to_string().contains("ui://"), "{resources}");
+    let plain = desk.call("after_sales_query_ticket", json!({"ticket_id": id}));
+    let text = plain["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(
+        text,
+        format!(
+            "Ticket {id} (Espresso machine, order ORD-1001, for Ada Lovelace) is received; refund $349.00 by \
+             original card. Refund options: Original card $349.00, Store credit $383.90, Bank transfer $349.00."
+        ),
+        "{plain}"
+    );
+    assert_eq!(plain["structuredContent"]["refund_cents"], 34900, "{plain}");
+    let json_text: serde_json::Value =
+        serde_json::from_str(plain["content"][1]["text"].as_str().unwrap_or_default()).expect("the JSON text");
+    assert_eq!(json_text, plain["structuredContent"], "{plain}");
+
+    // With apps: the view, the link, the view's tool.
+    desk.renders_apps = true;
+    let tools = desk.result("tools/list", json!({}));
+    let query = tools["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["name"] == "after_sales_query_ticket");
+    let query = query.expect("the query tool");
+    assert_eq!(
+        query["_meta"]["ui"]["resourceUri"], "ui://after-sales/ticket",
+        "{query}"
+    );
+    let change = tools["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["name"] == "after_sales_change_refund");
+    assert_eq!(
+        change.expect("the view's tool")["_meta"]["ui"]["visibility"],
+        json!(["app"]),
+        "{tools}"
+    );
+    let view = desk.result("resources/read", json!({"uri": "ui://after-sales/ticket"}));
+    assert_eq!(view["contents"][0]["mimeType"], "text/html;profile=mcp-app", "{view}");
+    assert_eq!(view["contents"][0]["_meta"]["ui"]["prefersBorder"], true, "{view}");
+    // Each `_meta.ui` as the extension's schema says.
+    support::assert_valid("ext-apps", "McpUiToolMeta", &query["_meta"]["ui"]);
+    support::assert_valid(
+        "ext-apps",
+        "McpUiToolMeta",
+        &change.expect("the view's tool")["_meta"]["ui"],
+    );
+    support::assert_valid("ext-apps", "McpUiResourceMeta", &view["contents"][0]["_meta"]["ui"]);
+    let html = view["contents"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        html.contains("ui/initialize") && html.contains("after_sales_change_refund"),
+        "{html}"
+    );
+    let shown = desk.call("after_sales_query_ticket", json!({"ticket_id": id}));
+    let text = shown["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.ends_with("refund $349.00 by original card."),
+        "the options are the view's: {shown}"
+    );
+
+    let changed = desk.call(
+        "after_sales_change_refund",
+        json!({"ticket_id": id, "method": "store_credit"}),
+    );
+    assert_eq!(
+        changed["structuredContent"]["refund_method"], "store_credit",
+        "{changed}"
+    );
+    assert_eq!(changed["structuredContent"]["refund_cents"], 38390, "{changed}");
+    let audited = sql(url, &["SELECT COUNT(*) FROM audit_log WHERE action = 'refund_changed'"]);
+    assert_eq!(audited, [1]);
+    let unknown = desk.call(
+        "after_sales_change_refund",
+        json!({"ticket_id": "T-404", "method": "store_credit"}),
+    );
+    assert_eq!(tool_error(&unknown), "no ticket T-404");
+    let number = id.trim_start_matches("T-");
+    let paid = format!("UPDATE tickets SET stage = 'refunded' WHERE number = {number}");
+    sql(url, &[paid.as_str()]);
+    let refused = desk.call(
+        "after_sales_change_refund",
+        json!({"ticket_id": id, "method": "bank_transfer"}),
+    );
+    assert_eq!(tool_error(&refused), format!("the refund of {id} was already paid"));
+    let kept = desk.call("after_sales_query_ticket", json!({"ticket_id": id}));
+    assert_eq!(kept["structuredContent"]["refund_method"], "store_credit", "{kept}");
+
+    // The skill the tools point to.
+    let skills = desk.result("skills/list", json!({}));
+    assert_eq!(
+        skills["skills"][0]["frontmatter"]["name"], "handling-refunds",
+        "{skills}"
+    );
+    let skill = desk.result("resources/read", json!({"uri": "skill://handling-refunds/SKILL.md"}));
+    let body = skill["contents"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        body.contains("after_sales_quote") && body.contains("reference/policy.md"),
+        "{skill}"
+    );
+    let quote = tools["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["name"] == "after_sales_quote");
+    let described = quote.and_then(|t| t["description"].as_str()).unwrap_or_default();
+    assert!(described.contains("skill://handling-refunds/SKILL.md"), "{described}");
+}
+
 /// The customer declines: no ticket, refund or audit line is written.
 fn declined_refund_writes_nothing(url: &str, dir: &Scratch) {
     let mut desk = Desk::start(url, &dir.0, "desk");
@@ -248,6 +375,12 @@ const SQLITE_THAW: &[&str] = &["DROP TRIGGER refunds_frozen"];
 fn sqlite_every_tool() {
     let dir = Scratch::new("every-tool");
     every_tool(&dir.sqlite(), &dir);
+}
+
+#[test]
+fn sqlite_view_fallback_and_skill() {
+    let dir = Scratch::new("view");
+    view_fallback_and_skill(&dir.sqlite(), &dir);
 }
 
 #[test]
@@ -419,6 +552,12 @@ fn postgres_every_tool() {
         &fresh_database(admin, "desk_every_tool"),
         &Scratch::new("pg-every-tool"),
     );
+}
+
+#[test]
+fn postgres_view_fallback_and_skill() {
+    let Some(admin) = postgres() else { return };
+    view_fallback_and_skill(&fresh_database(admin, "desk_view"), &Scratch::new("pg-view"));
 }
 
 #[test]

@@ -78,12 +78,14 @@ pub enum DeskError {
     Query { doing: &'static str, error: sqlx::Error },
     /// A value in the database that this server does not write.
     Unreadable(String),
+    /// What was asked cannot be done to the data as it is.
+    Refused(String),
 }
 
 impl fmt::Display for DeskError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DeskError::Unreachable(why) => f.write_str(why),
+            DeskError::Unreachable(why) | DeskError::Refused(why) => f.write_str(why),
             DeskError::Query { doing, error } => write!(f, "the desk's database failed while {doing}: {error}"),
             DeskError::Unreadable(what) => write!(f, "the desk's database holds {what}, which this server cannot read"),
         }
@@ -225,6 +227,55 @@ impl Desk {
         let ticket = ticket_from(&row)?;
         tx.commit().await.map_err(failed(doing))?;
         Ok(ticket)
+    }
+
+    /// Pays the refund of ticket `T-n` another way, with an audit line, in
+    /// one transaction. `Ok(None)`: there is no such ticket. A refund already
+    /// paid is not changed: [`DeskError::Refused`].
+    pub async fn change_refund(&self, id: &str, method: RefundMethod, by: &str) -> Result<Option<Ticket>, DeskError> {
+        let Some(number) = ticket_number(id) else {
+            return Ok(None);
+        };
+        let doing = "changing the refund";
+        let mut tx = self.pool().await?.begin().await.map_err(failed(doing))?;
+        let sql = ticket_query!("WHERE t.number = $1");
+        let Some(row) = sqlx::query(sql)
+            .bind(number)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(failed(doing))?
+        else {
+            return Ok(None);
+        };
+        let before = ticket_from(&row)?;
+        if before.stage == Stage::Refunded {
+            return Err(DeskError::Refused(format!("the refund of {id} was already paid")));
+        }
+        let total: i64 = sqlx::query_scalar("SELECT total_cents FROM orders WHERE id = $1")
+            .bind(&before.order_id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(failed(doing))?;
+        let amount = i64::try_from(method.refund_cents(cents(total)?)).unwrap_or(i64::MAX);
+        sqlx::query("UPDATE refunds SET method = $1, amount_cents = $2 WHERE ticket_number = $3")
+            .bind(method.as_str())
+            .bind(amount)
+            .bind(number)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed(doing))?;
+        let detail = format!("{} -> {} {amount}", before.refund_method.as_str(), method.as_str());
+        audit(&mut tx, by, "refund_changed", id, &detail)
+            .await
+            .map_err(failed(doing))?;
+        let row = sqlx::query(sql)
+            .bind(number)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(failed(doing))?;
+        let ticket = ticket_from(&row)?;
+        tx.commit().await.map_err(failed(doing))?;
+        Ok(Some(ticket))
     }
 
     /// The CSV exported for `month`, if any.

@@ -1,6 +1,9 @@
 //! An after-sales desk: look up tickets, quote refunds, open tickets that
 //! ask the customer (by elicitation) how they want to be refunded, and
-//! export a month of tickets as a long-running task (`export.rs`).
+//! export a month of tickets as a long-running task (`export.rs`). Hosts
+//! that render MCP Apps show a ticket in a view (`view.rs`, `ticket.html`);
+//! agents learn the desk's way of handling a refund from the skill in
+//! `skills/handling-refunds`.
 //!
 //! Its data lives in a database (`db.rs`, `desk.rs`, schema in
 //! `migrations/`): the SQLite file `after-sales.db` in the working directory
@@ -30,6 +33,7 @@ mod audit;
 mod db;
 mod desk;
 mod export;
+mod view;
 
 use desk::{Desk, NewTicket, Order, Stage, Ticket};
 use mcp_runtime::prelude::*;
@@ -66,6 +70,15 @@ impl RefundMethod {
         ]
         .into_iter()
         .find(|m| m.as_str() == text)
+    }
+
+    /// How a person says it: `Store credit`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RefundMethod::OriginalCard => "Original card",
+            RefundMethod::StoreCredit => "Store credit",
+            RefundMethod::BankTransfer => "Bank transfer",
+        }
     }
 
     /// The refund of goods worth `cents`, paid this way (store credit has a 10% bonus).
@@ -105,20 +118,8 @@ async fn find_order(desk: &Desk, order_id: &str) -> Result<Order, String> {
         .ok_or_else(|| format!("no order {order_id}; orders look like ORD-1001"))
 }
 
-/// Looks up an after-sales ticket and says which stage it is at.
-#[tool(name = "after_sales_query_ticket", read_only, idempotent, scopes("tickets:read"))]
-async fn query_ticket(
-    /// The ticket id, like `T-1`.
-    ticket_id: String,
-    desk: State<Desk>,
-) -> Result<Json<Ticket>, String> {
-    desk.ticket(&ticket_id)
-        .await?
-        .map(Json)
-        .ok_or_else(|| format!("no ticket {ticket_id}"))
-}
-
 /// Estimates the refund for returning an order, for each refund method.
+/// How to handle a refund, step by step: the skill `skill://handling-refunds/SKILL.md`.
 #[tool(name = "after_sales_quote", read_only, idempotent, scopes("tickets:read"))]
 async fn quote(
     /// The order id, like `ORD-1001`.
@@ -140,6 +141,7 @@ async fn quote(
 }
 
 /// Opens an after-sales ticket for an order. Asks the customer how to refund.
+/// Quote first, as the skill `skill://handling-refunds/SKILL.md` says.
 #[tool(name = "after_sales_create_ticket", requires(elicitation), scopes("tickets:write"))]
 async fn create_ticket(
     /// The order id, like `ORD-1001`.
@@ -250,6 +252,8 @@ mcp_runtime::main!(|server| {
         // Each caller (token subject, else address): 60 calls a minute, 429 past it.
         .rate_limit(mcp_runtime::Rate::per_minute(60))
         .state(desk)
+        // How to handle a refund, for the agent: embedded at compile time.
+        .skills(mcp_runtime::skills!("examples/after-sales/skills"))
         // Connect at start, in the background: the server serves meanwhile,
         // and /readyz says it waits for the database until it is reached.
         .on_start(move |server| db.connect_at_start(server.awaiting(format!("database {}", db.shown()))))

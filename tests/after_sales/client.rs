@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 /// The `requestState` key every process of a test shares, as replicas do.
 const KEYS: &str = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
 const TASKS: &str = "io.modelcontextprotocol/tasks";
+const UI: &str = "io.modelcontextprotocol/ui";
 
 /// The example's binary, built once per test run.
 pub fn binary() -> &'static Path {
@@ -53,6 +54,8 @@ pub struct Desk {
     lines: Receiver<String>,
     next_id: i64,
     pub log: PathBuf,
+    /// Declare that this client renders MCP Apps (the ui extension).
+    pub renders_apps: bool,
 }
 
 impl Desk {
@@ -91,6 +94,7 @@ impl Desk {
             stdin,
             lines,
             next_id: 0,
+            renders_apps: false,
             log,
         }
     }
@@ -105,9 +109,13 @@ impl Desk {
     pub fn request(&mut self, method: &str, mut params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
+        let mut extensions = json!({TASKS: {}});
+        if self.renders_apps {
+            extensions[UI] = json!({"mimeTypes": ["text/html;profile=mcp-app"]});
+        }
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": extensions},
             "io.modelcontextprotocol/clientInfo": {"name": "after-sales-test", "version": "1.0.0"}
         });
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();

@@ -7,6 +7,8 @@
 # Per revision it prints one row per scenario, then
 #     conformance REVISION: N passed, M failed    (scored scenarios)
 #     not scored: N passed, M failed
+# With MCP_CONFORMANCE_VIA_GATEWAY=ERA (2026-07-28 or 2025-11-25) the server under test is
+# examples/gateway with one transparent upstream, examples/everything over stdio spoken to in ERA.
 # and, for 2026-07-28, the Skills extension's scenarios (sep-2640-*: extension scenarios, in no
 # requirement set, so run one by one, forced: --scenario NAME --spec-version 2026-07-28 --force):
 #     skills (sep-2640, forced): N passed, M failed (C checks, S skipped)
@@ -92,12 +94,25 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY NODE_USE
 export NO_PROXY='localhost,127.0.0.1,::1' no_proxy='localhost,127.0.0.1,::1'
 export NO_COLOR=1 FORCE_COLOR=0
 
-# --- build and start examples/everything ----------------------------------------------------
+# --- build and start examples/everything (or the gateway in front of it) ---------------------
 cargo build --quiet --example everything || die 4 "cargo build --example everything failed"
 target=${CARGO_TARGET_DIR:-target}
 case "$target" in /*) ;; *) target=$repo/$target ;; esac
 server=$target/debug/examples/everything
 [ -x "$server" ] || die 4 "no server binary at $server"
+server_args=()
+via=${MCP_CONFORMANCE_VIA_GATEWAY:-}
+if [ -n "$via" ]; then
+  # examples/gateway with one transparent upstream: examples/everything over stdio, spoken to
+  # in the era $via (2026-07-28 or 2025-11-25).
+  [[ "$via" == 2026-07-28 || "$via" == 2025-11-25 ]] || die 2 "MCP_CONFORMANCE_VIA_GATEWAY is 2026-07-28 or 2025-11-25, not '$via'"
+  cargo build --quiet --example gateway || die 4 "cargo build --example gateway failed"
+  gateway_config=$(mktemp "${TMPDIR:-/tmp}/mcp-conformance-gateway.XXXXXX") || die 4 "mktemp failed"
+  printf '{"mcpServers": {"everything": {"command": "%s", "prefix": "", "protocolVersion": "%s"}}}\n' "$server" "$via" >"$gateway_config"
+  server=$target/debug/examples/gateway
+  server_args=(--config "$gateway_config")
+  echo "conformance: through examples/gateway, to examples/everything over stdio at $via"
+fi
 
 log=$(mktemp "${TMPDIR:-/tmp}/mcp-conformance-server.XXXXXX") || die 4 "mktemp failed"
 pid=""
@@ -132,7 +147,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 url=""
 for attempt in 1 2 3; do
   port=$(free_port) || die 4 "cannot pick a free port (python3 needed)"
-  "$server" --http "127.0.0.1:$port" >>"$log" 2>&1 &
+  "$server" "${server_args[@]}" --http "127.0.0.1:$port" >>"$log" 2>&1 &
   pid=$!
   for _ in $(seq 100); do
     alive "$pid" || break

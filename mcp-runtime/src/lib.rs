@@ -78,10 +78,11 @@ pub mod otel;
 mod outbound;
 mod panic;
 mod telemetry;
-#[cfg(any(feature = "auth", feature = "otel"))]
+#[cfg(any(feature = "auth", feature = "otel", feature = "client"))]
 mod tls;
 
 pub mod auth;
+mod calls;
 mod content;
 mod limits;
 mod mrtr;
@@ -96,6 +97,11 @@ mod tools;
 
 mod server;
 
+#[cfg(feature = "client")]
+pub mod client;
+#[cfg(feature = "client")]
+mod proxy;
+
 #[cfg(feature = "redis")]
 mod replicas;
 
@@ -109,6 +115,7 @@ pub mod transport;
 pub mod cli;
 pub mod testing;
 
+pub use calls::Calls;
 pub use cancel::Cancellation;
 pub use content::{Json, Summarized};
 pub use error::{ErrorCode, McpError};

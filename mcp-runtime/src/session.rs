@@ -18,6 +18,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
+/// The `_meta` key under which a 2025-11-25 server-to-client request made
+/// for an input request carries that request's key.
+pub(crate) const INPUT_KEY_META: &str = "rs.mcp-runtime/inputKey";
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -293,7 +297,8 @@ impl Session {
         tx.send(answer).is_ok()
     }
 
-    /// Sends each input request as a real request on `outbound` and waits
+    /// Sends each input request as a real request on `outbound`, its key in
+    /// `_meta` under [`INPUT_KEY_META`], and waits
     /// (at most [`ASK_TIMEOUT`]) for all answers, keyed like the requests.
     pub async fn ask(
         &self,
@@ -314,10 +319,17 @@ impl Session {
             lock(&self.pending).insert(id.clone(), tx);
             registered.ids.push(id.clone());
             let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-            let params = request
+            let mut params = request
                 .get("params")
                 .cloned()
                 .unwrap_or_else(|| Value::Object(Map::new()));
+            // The ask's key, for a gateway that turns this request back into
+            // an `input_required` round (2025-11-25 requests carry none).
+            if let Some(object) = params.as_object_mut() {
+                if let Value::Object(meta) = object.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+                    meta.insert(INPUT_KEY_META.into(), Value::String(key.clone()));
+                }
+            }
             // The CLIENT span of a server-to-client request, a child of the
             // request it serves, ended when the answer comes.
             let span = tracing::debug_span!(

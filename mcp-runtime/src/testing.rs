@@ -32,6 +32,7 @@
 //! # }
 //! ```
 
+use crate::calls::Calls;
 use crate::dispatch::{handle_request, Scope};
 use crate::error::{ErrorCode, McpError};
 use crate::jsonrpc::{self, Message};
@@ -40,7 +41,6 @@ use crate::protocol::{
     ResourceTemplate, Tool, TASKS_EXTENSION,
 };
 use crate::server::Server;
-use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -562,127 +562,57 @@ impl TestClient {
         Ok(answers)
     }
 
-    /// A request whose result may be `input_required`: answered and retried
-    /// until complete (at most [`MAX_ROUNDS`](crate::mrtr::MAX_ROUNDS) rounds).
-    async fn with_rounds(&self, method: &str, mut params: Value) -> Result<Value, McpError> {
-        for _ in 0..=crate::mrtr::MAX_ROUNDS {
-            let result = self.request(method, params.clone()).await?;
-            if result["resultType"] != "input_required" {
-                return Ok(result);
-            }
-            params["inputResponses"] = Value::Object(self.answer(&result["inputRequests"])?);
-            match result.get("requestState") {
-                Some(state) => params["requestState"] = state.clone(),
-                None => drop(params.as_object_mut().map(|p| p.remove("requestState"))),
-            }
-        }
-        Err(McpError::internal(format!(
-            "{method}: more input rounds than the server allows"
-        )))
-    }
-
     /// Calls a tool: answers its asks, follows its task (with
     /// [`with_tasks`](Self::with_tasks)) to the end, and returns its result.
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
-        let result = self
-            .with_rounds("tools/call", json!({"name": name, "arguments": arguments}))
-            .await?;
-        let result = if result["resultType"] == "task" {
-            self.follow(result["taskId"].as_str().unwrap_or_default()).await?
-        } else {
-            result
-        };
-        parse(result)
-    }
-
-    /// Polls a task until it ends, answering its asks.
-    async fn follow(&self, task_id: &str) -> Result<Value, McpError> {
-        loop {
-            let mut task = self.request("tasks/get", json!({"taskId": task_id})).await?;
-            match task["status"].as_str().unwrap_or_default() {
-                "completed" => return Ok(task["result"].take()),
-                "failed" => {
-                    let error = &task["error"];
-                    let code = error["code"]
-                        .as_i64()
-                        .and_then(|c| i32::try_from(c).ok())
-                        .unwrap_or(-32603);
-                    return Err(McpError::new(
-                        ErrorCode(code),
-                        error["message"].as_str().unwrap_or_default().to_owned(),
-                    ));
-                }
-                "cancelled" => return Err(McpError::internal(format!("task {task_id} was cancelled"))),
-                "input_required" => {
-                    let answers = self.answer(&task["inputRequests"])?;
-                    let params = json!({"taskId": task_id, "inputResponses": answers});
-                    self.request("tasks/update", params).await?;
-                }
-                _ => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
-            }
-        }
+        Calls::call_tool(self, name, arguments).await
     }
 
     /// Reads a resource, answering its asks.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
-        parse(self.with_rounds("resources/read", json!({"uri": uri})).await?)
+        Calls::read_resource(self, uri).await
     }
 
     /// Gets a prompt with its arguments, answering its asks.
     pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, McpError> {
-        parse(
-            self.with_rounds("prompts/get", json!({"name": name, "arguments": arguments}))
-                .await?,
-        )
+        Calls::get_prompt(self, name, arguments).await
     }
 
     /// Completion values for an argument: `reference` is `{"type": "ref/prompt", "name": ..}`
     /// or `{"type": "ref/resource", "uri": ..}`.
     pub async fn complete(&self, reference: Value, argument: &str, value: &str) -> Result<Vec<String>, McpError> {
-        let result = self
-            .request(
-                "completion/complete",
-                json!({"ref": reference, "argument": {"name": argument, "value": value}}),
-            )
-            .await?;
-        parse(result["completion"]["values"].clone())
-    }
-
-    async fn list<T: DeserializeOwned>(&self, method: &str, field: &str) -> Result<Vec<T>, McpError> {
-        let mut items = Vec::new();
-        let mut cursor: Option<Value> = None;
-        loop {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let mut page = self.request(method, params).await?;
-            items.extend(parse::<Vec<T>>(page[field].take())?);
-            match page.get("nextCursor") {
-                Some(next) if !next.is_null() => cursor = Some(next.clone()),
-                _ => return Ok(items),
-            }
-        }
+        Calls::complete(self, reference, argument, value).await
     }
 
     /// Every tool, all pages.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, McpError> {
-        self.list("tools/list", "tools").await
+        Calls::list_tools(self).await
     }
 
     /// Every static resource, all pages.
     pub async fn list_resources(&self) -> Result<Vec<Resource>, McpError> {
-        self.list("resources/list", "resources").await
+        Calls::list_resources(self).await
     }
 
     /// Every resource template, all pages.
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
-        self.list("resources/templates/list", "resourceTemplates").await
+        Calls::list_resource_templates(self).await
     }
 
     /// Every prompt, all pages.
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, McpError> {
-        self.list("prompts/list", "prompts").await
+        Calls::list_prompts(self).await
+    }
+}
+
+/// The typed calls, on the test client's requests and answers.
+impl Calls for TestClient {
+    async fn send(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        self.request(method, params).await
+    }
+
+    async fn answer(&self, asks: &Value) -> Result<Map<String, Value>, McpError> {
+        TestClient::answer(self, asks)
     }
 }
 
@@ -698,8 +628,4 @@ fn error_of(error: &Value) -> McpError {
         Some(data) => e.with_data(data.clone()),
         None => e,
     }
-}
-
-fn parse<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
-    serde_json::from_value(value).map_err(|e| McpError::internal(format!("the server's answer does not read: {e}")))
 }

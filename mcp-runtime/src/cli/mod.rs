@@ -210,8 +210,18 @@ fn banner(server: &Server) -> String {
 /// builds the server from the registry (after `configure`), and serves.
 /// Used by [`crate::main!`].
 pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> ExitCode {
+    run_with_args(info, std::env::args().skip(1), configure)
+}
+
+/// [`run`] with the arguments given (those after the program name): for a
+/// binary that takes arguments of its own out first.
+pub fn run_with_args(
+    info: Implementation,
+    args: impl IntoIterator<Item = String>,
+    configure: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> ExitCode {
     let name = info.name.clone();
-    let parsed = take_serve_flags(std::env::args().skip(1)).and_then(|(args, flags)| {
+    let parsed = take_serve_flags(args.into_iter()).and_then(|(args, flags)| {
         let command = parse_args(args)?;
         if !flags.allowed_hosts.is_empty() && !matches!(command, Command::Http(_)) {
             return Err("--allowed-host goes with --http".into());

@@ -65,7 +65,7 @@ pub(crate) fn complete(
     params: CompleteParams,
     token: Option<&crate::auth::AccessToken>,
     sight: &super::visible::Sight<'_>,
-) -> Result<CompleteResult, McpError> {
+) -> Result<Completed, McpError> {
     let completers: &[Completer] = match &params.reference {
         Reference::Prompt { name } => {
             let i = catalog
@@ -86,6 +86,9 @@ pub(crate) fn complete(
             &template.completers
         }
     };
+    if let Some(relay) = completers.iter().find_map(|c| c.relay.clone()) {
+        return Ok(Completed::Relayed(relay));
+    }
     let arguments = params.context.map(|c| c.arguments).unwrap_or_default();
     let prefix = params.argument.value.as_str();
     let all: Vec<String> = match completers.iter().find(|c| c.name == params.argument.name) {
@@ -100,12 +103,43 @@ pub(crate) fn complete(
     };
     let total = all.len();
     let values: Vec<String> = all.into_iter().take(MAX_VALUES).collect();
-    Ok(CompleteResult {
+    Ok(Completed::Here(CompleteResult {
         result_type: "complete",
         completion: Completion {
             has_more: total > values.len(),
             values,
             total,
         },
+    }))
+}
+
+/// What `completion/complete` found: the result, or where to ask for it.
+pub(crate) enum Completed {
+    Here(CompleteResult),
+    Relayed(crate::server::entry::CompleteRelay),
+}
+
+/// The result of a relayed completion, from the `completion` object it returned.
+pub(crate) fn relayed(completion: serde_json::Value) -> Result<CompleteResult, McpError> {
+    let completion: RelayedCompletion = serde_json::from_value(completion)
+        .map_err(|e| McpError::internal(format!("the completion relayed does not read: {e}")))?;
+    let total = completion.total.unwrap_or(completion.values.len());
+    let has_more = completion.has_more.unwrap_or(false) || completion.values.len() > MAX_VALUES;
+    let values: Vec<String> = completion.values.into_iter().take(MAX_VALUES).collect();
+    Ok(CompleteResult {
+        result_type: "complete",
+        completion: Completion {
+            values,
+            total,
+            has_more,
+        },
     })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RelayedCompletion {
+    values: Vec<String>,
+    total: Option<usize>,
+    has_more: Option<bool>,
 }

@@ -323,10 +323,19 @@ pub(crate) async fn serve(
         Method::SkillsList => skills::list(server, &catalog, &lists, params),
         Method::SkillsGet => skills::get(server, &catalog, head, &sight, &lists, token),
         Method::DirectoryRead => skills::directory(server, &catalog, params, &sight, &lists, token),
-        Method::Complete => Ok(finish(
-            server,
-            &completion::complete(&catalog, parse_params(params)?, token, &sight)?,
-        )),
+        Method::Complete => match completion::complete(&catalog, parse_params(params)?, token, &sight)? {
+            completion::Completed::Here(result) => Ok(finish(server, &result)),
+            completion::Completed::Relayed(relay) => {
+                let asked: serde_json::Value = match params {
+                    Some(raw) => {
+                        serde_json::from_str(raw.get()).map_err(|e| McpError::invalid_params(e.to_string()))?
+                    }
+                    None => serde_json::Value::Null,
+                };
+                let result = completion::relayed(relay(asked).await?)?;
+                Ok(finish(server, &result))
+            }
+        },
         Method::ToolsCall => {
             let call = tools::CallParams::from_head(head)?;
             // A hidden tool is an unknown one: its call says so, where an unknown one's does.

@@ -448,6 +448,18 @@ impl Input {
         self.caps.roots.is_some()
     }
 
+    #[cfg(feature = "client")]
+    /// The answers this round carries, raw (`inputResponses`).
+    pub(crate) fn answers(&self) -> &Map<String, Value> {
+        &self.scope.answers
+    }
+
+    #[cfg(feature = "client")]
+    /// The capabilities the caller declared.
+    pub(crate) fn capabilities(&self) -> &ClientCapabilities {
+        &self.caps
+    }
+
     /// Which round this is: 0 for the first request, 1 after one `input_required`...
     pub fn round(&self) -> u32 {
         self.scope.round

@@ -58,6 +58,14 @@ impl ServerBuilder {
         self
     }
 
+    #[cfg(feature = "client")]
+    /// Records why the server cannot be built (the first reason wins):
+    /// for builder methods defined outside this module.
+    pub(crate) fn refuse(mut self, e: BuildError) -> Self {
+        self.error.get_or_insert(e);
+        self
+    }
+
     /// Adds a tool entry (for example one built with [`ToolEntry::dynamic`]).
     pub fn tool_entry(mut self, entry: ToolEntry) -> Self {
         self.parts.tools.push(entry);

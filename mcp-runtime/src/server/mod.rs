@@ -12,7 +12,7 @@ pub(crate) mod entry;
 mod events;
 mod identity;
 mod middleware;
-mod mount;
+pub(crate) mod mount;
 mod readiness;
 pub(crate) mod registry;
 mod skills;
@@ -378,6 +378,42 @@ impl Server {
         Ok(changed)
     }
 
+    #[cfg(feature = "client")]
+    /// Replaces a set of run-time entries in one rebuild: removes the tools,
+    /// prompts and resources named in `gone` (`uri`s for resources), adds
+    /// `added`, and announces each list that changed. For a source of many
+    /// entries at once (a proxied server), where one change per entry would
+    /// rebuild and announce as many times.
+    pub(crate) fn swap_entries(&self, gone: &EntryNames, added: Entries) -> Result<(), BuildError> {
+        let mut changed = [false; 3];
+        self.update_quiet(|parts| {
+            let before = (parts.tools.len(), parts.prompts.len(), parts.resources.len());
+            parts.tools.retain(|t| !gone.tools.contains(&t.tool.name));
+            parts.prompts.retain(|p| !gone.prompts.contains(&p.prompt.name));
+            parts.resources.retain(|r| !gone.resources.iter().any(|u| u == r.uri()));
+            changed = [
+                before.0 != parts.tools.len() || !added.tools.is_empty(),
+                before.1 != parts.prompts.len() || !added.prompts.is_empty(),
+                before.2 != parts.resources.len() || !added.resources.is_empty(),
+            ];
+            parts.tools.extend(added.tools);
+            parts.prompts.extend(added.prompts);
+            parts.resources.extend(added.resources);
+            changed.iter().any(|c| *c)
+        })?;
+        let events = [
+            ServerEvent::ToolsListChanged,
+            ServerEvent::PromptsListChanged,
+            ServerEvent::ResourcesListChanged,
+        ];
+        for (event, changed) in events.into_iter().zip(changed) {
+            if changed {
+                self.announce(event);
+            }
+        }
+        Ok(())
+    }
+
     /// Rebuilds the catalog with `change` (when it says it changed
     /// something) and announces nothing.
     fn update_quiet(&self, change: impl FnOnce(&mut Parts) -> bool) -> Result<bool, BuildError> {
@@ -394,6 +430,58 @@ impl Server {
             changed
         };
         Ok(changed)
+    }
+}
+
+#[cfg(feature = "client")]
+/// A server held without keeping it alive (a background task's).
+#[derive(Clone)]
+pub(crate) struct WeakServer(std::sync::Weak<ServerInner>);
+
+#[cfg(feature = "client")]
+impl WeakServer {
+    /// The server, while it lives.
+    pub(crate) fn upgrade(&self) -> Option<Server> {
+        self.0.upgrade().map(|inner| Server { inner })
+    }
+}
+
+#[cfg(feature = "client")]
+impl Server {
+    /// This server, held without keeping it alive.
+    pub(crate) fn downgrade(&self) -> WeakServer {
+        WeakServer(Arc::downgrade(&self.inner))
+    }
+}
+
+#[cfg(feature = "client")]
+/// The names of run-time entries (see [`Server::swap_entries`]).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct EntryNames {
+    pub tools: Vec<String>,
+    pub prompts: Vec<String>,
+    /// Resource URIs and templates.
+    pub resources: Vec<String>,
+}
+
+#[cfg(feature = "client")]
+/// Run-time entries to add (see [`Server::swap_entries`]).
+#[derive(Default)]
+pub(crate) struct Entries {
+    pub tools: Vec<ToolEntry>,
+    pub prompts: Vec<PromptEntry>,
+    pub resources: Vec<ResourceEntry>,
+}
+
+#[cfg(feature = "client")]
+impl Entries {
+    /// Their names.
+    pub(crate) fn names(&self) -> EntryNames {
+        EntryNames {
+            tools: self.tools.iter().map(|t| t.tool.name.clone()).collect(),
+            prompts: self.prompts.iter().map(|p| p.prompt.name.clone()).collect(),
+            resources: self.resources.iter().map(|r| r.uri().to_owned()).collect(),
+        }
     }
 }
 

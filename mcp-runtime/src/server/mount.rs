@@ -25,7 +25,7 @@ pub enum MountUris {
 }
 
 /// A mount prefix is 1 to 64 characters of `A-Za-z0-9_.-`.
-fn valid_prefix(prefix: &str) -> bool {
+pub(crate) fn valid_prefix(prefix: &str) -> bool {
     !prefix.is_empty()
         && prefix.len() <= 64
         && prefix

@@ -7,6 +7,6 @@ mod resource;
 mod tool;
 
 pub use prompt::{PromptArgDef, PromptDef, PromptEntry, PromptFuture, RegisteredPrompt};
-pub(crate) use resource::{Completer, ResourceHandler};
+pub(crate) use resource::{CompleteRelay, Completer, ResourceHandler};
 pub use resource::{CompleterDef, RegisteredResource, ResourceDef, ResourceEntry, ResourceFuture};
 pub use tool::{AnnotationHints, RegisteredTool, ToolDef, ToolEntry, ToolFuture};

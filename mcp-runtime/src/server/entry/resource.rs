@@ -92,12 +92,33 @@ pub struct ResourceEntry {
     pub(crate) location: &'static str,
 }
 
+/// Completions answered elsewhere (a proxied server's): the params of
+/// `completion/complete` in, the `completion` object of its result out.
+pub(crate) type CompleteRelay = Arc<
+    dyn Fn(serde_json::Value) -> Pin<Box<dyn Future<Output = Result<serde_json::Value, McpError>> + Send>>
+        + Send
+        + Sync,
+>;
+
 /// A resolved completer.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Completer {
+    /// The argument or variable it completes (`*`: every one, for a relay).
     pub name: String,
     pub custom: Option<CompleteFn>,
     pub values: Vec<String>,
+    /// Where every argument's completions come from, if not from here.
+    pub relay: Option<CompleteRelay>,
+}
+
+impl std::fmt::Debug for Completer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Completer")
+            .field("name", &self.name)
+            .field("values", &self.values)
+            .field("relay", &self.relay.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Completer {
@@ -107,12 +128,24 @@ impl Completer {
                 name: d.name.to_owned(),
                 custom: d.custom,
                 values: (d.values)(),
+                relay: None,
             })
             .collect()
     }
 
     pub(crate) fn completes(&self) -> bool {
-        self.custom.is_some() || !self.values.is_empty()
+        self.custom.is_some() || !self.values.is_empty() || self.relay.is_some()
+    }
+
+    /// A completer that asks `relay` for every argument's completions.
+    #[cfg(feature = "client")]
+    pub(crate) fn relayed(relay: CompleteRelay) -> Completer {
+        Completer {
+            name: "*".into(),
+            custom: None,
+            values: Vec::new(),
+            relay: Some(relay),
+        }
     }
 }
 
@@ -201,6 +234,38 @@ impl ResourceEntry {
             app: false,
             location: "dynamic",
         }
+    }
+
+    /// A resource template defined at run time: a read of a URI it matches
+    /// goes to `handler` with the URI. An invalid template is an error.
+    pub fn dynamic_template<F, Fut, R>(template: ResourceTemplate, handler: F) -> Result<Self, String>
+    where
+        F: Fn(String, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        let parsed = UriTemplate::parse(&template.uri_template)?;
+        let mime = template.mime_type.clone();
+        let uri = template.uri_template.clone();
+        let listing = serde_json::to_value(&template).map_err(|e| e.to_string())?;
+        let handler: ResourceHandler = Arc::new(move |uri: &str, _vars: &[(String, String)], ctx| {
+            let fut = handler(uri.to_owned(), ctx);
+            let (uri, mime) = (uri.to_owned(), mime.clone());
+            Box::pin(async move { fut.await.into_contents(&uri, mime.as_deref()) })
+        });
+        Ok(ResourceEntry {
+            uri,
+            template: Some(parsed),
+            listing,
+            ttl_ms: 0,
+            cache_scope: CacheScope::Private,
+            handler,
+            completers: Vec::new(),
+            scopes: Vec::new(),
+            visible: None,
+            app: false,
+            location: "dynamic",
+        })
     }
 
     /// The OAuth scopes a caller needs (see [`ToolEntry::scopes`](crate::ToolEntry::scopes)).

@@ -1,0 +1,176 @@
+//! Typed calls on any MCP connection: list every page, call a tool through
+//! its `input_required` rounds and its task, read, get, complete. The
+//! [`client`](crate::client) and the in-process test client share them;
+//! each says how one request goes and how the server's asks are answered.
+
+use crate::error::{ErrorCode, McpError};
+use crate::protocol::{CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::future::Future;
+
+/// The most `input_required` rounds a call follows.
+const MAX_ROUNDS: u32 = crate::mrtr::MAX_ROUNDS;
+
+/// Typed calls on a connection that can send a request and answer the
+/// server's asks. Implemented by [`Client`](crate::client::Client) (the
+/// `client` feature) and [`TestClient`](crate::testing::TestClient).
+pub trait Calls: Sync {
+    /// One request; its result, or the server's error.
+    fn send(&self, method: &str, params: Value) -> impl Future<Output = Result<Value, McpError>> + Send;
+
+    /// Answers an `inputRequests` map (the asks of an `input_required`
+    /// result or task): the `inputResponses` to send back.
+    fn answer(&self, asks: &Value) -> impl Future<Output = Result<Map<String, Value>, McpError>> + Send;
+
+    /// A request whose result may be `input_required`: answered and sent
+    /// again until complete.
+    fn with_rounds(&self, method: &str, params: Value) -> impl Future<Output = Result<Value, McpError>> + Send {
+        let method = method.to_owned();
+        async move {
+            let mut params = params;
+            for _ in 0..=MAX_ROUNDS {
+                let result = self.send(&method, params.clone()).await?;
+                if result["resultType"] != "input_required" {
+                    return Ok(result);
+                }
+                params["inputResponses"] = Value::Object(self.answer(&result["inputRequests"]).await?);
+                match result.get("requestState") {
+                    Some(state) => params["requestState"] = state.clone(),
+                    None => drop(params.as_object_mut().map(|p| p.remove("requestState"))),
+                }
+            }
+            Err(McpError::internal(format!("{method}: more input rounds than allowed")))
+        }
+    }
+
+    /// Calls a tool: answers its asks, follows its task to the end, and
+    /// returns its result.
+    fn call_tool(&self, name: &str, arguments: Value) -> impl Future<Output = Result<CallToolResult, McpError>> + Send {
+        let params = json!({"name": name, "arguments": arguments});
+        async move {
+            let result = self.with_rounds("tools/call", params).await?;
+            let result = if result["resultType"] == "task" {
+                let id = result["taskId"].as_str().unwrap_or_default().to_owned();
+                self.follow(&id).await?
+            } else {
+                result
+            };
+            parse(result)
+        }
+    }
+
+    /// Polls a task until it ends, answering its asks; its result.
+    fn follow(&self, task_id: &str) -> impl Future<Output = Result<Value, McpError>> + Send {
+        let task_id = task_id.to_owned();
+        async move {
+            let mut wait = std::time::Duration::from_millis(5);
+            loop {
+                let mut task = self.send("tasks/get", json!({"taskId": task_id})).await?;
+                match task["status"].as_str().unwrap_or_default() {
+                    "completed" => return Ok(task["result"].take()),
+                    "failed" => {
+                        let error = &task["error"];
+                        let code = error["code"]
+                            .as_i64()
+                            .and_then(|c| i32::try_from(c).ok())
+                            .unwrap_or(-32603);
+                        let message = error["message"].as_str().unwrap_or_default().to_owned();
+                        return Err(McpError::new(ErrorCode(code), message));
+                    }
+                    "cancelled" => return Err(McpError::internal(format!("task {task_id} was cancelled"))),
+                    "input_required" => {
+                        let answers = self.answer(&task["inputRequests"]).await?;
+                        let params = json!({"taskId": task_id, "inputResponses": answers});
+                        self.send("tasks/update", params).await?;
+                    }
+                    _ => {
+                        // From 5 ms, doubling to a quarter of a second.
+                        tokio::time::sleep(wait).await;
+                        wait = (wait * 2).min(std::time::Duration::from_millis(250));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a resource, answering its asks.
+    fn read_resource(&self, uri: &str) -> impl Future<Output = Result<ReadResourceResult, McpError>> + Send {
+        let params = json!({"uri": uri});
+        async move { parse(self.with_rounds("resources/read", params).await?) }
+    }
+
+    /// Gets a prompt with its arguments, answering its asks.
+    fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> impl Future<Output = Result<GetPromptResult, McpError>> + Send {
+        let params = json!({"name": name, "arguments": arguments});
+        async move { parse(self.with_rounds("prompts/get", params).await?) }
+    }
+
+    /// Completion values for an argument: `reference` is `{"type": "ref/prompt", "name": ..}`
+    /// or `{"type": "ref/resource", "uri": ..}`.
+    fn complete(
+        &self,
+        reference: Value,
+        argument: &str,
+        value: &str,
+    ) -> impl Future<Output = Result<Vec<String>, McpError>> + Send {
+        let params = json!({"ref": reference, "argument": {"name": argument, "value": value}});
+        async move {
+            let result = self.send("completion/complete", params).await?;
+            parse(result["completion"]["values"].clone())
+        }
+    }
+
+    /// Every tool, all pages.
+    fn list_tools(&self) -> impl Future<Output = Result<Vec<Tool>, McpError>> + Send {
+        list(self, "tools/list", "tools")
+    }
+
+    /// Every static resource, all pages.
+    fn list_resources(&self) -> impl Future<Output = Result<Vec<Resource>, McpError>> + Send {
+        list(self, "resources/list", "resources")
+    }
+
+    /// Every resource template, all pages.
+    fn list_resource_templates(&self) -> impl Future<Output = Result<Vec<ResourceTemplate>, McpError>> + Send {
+        list(self, "resources/templates/list", "resourceTemplates")
+    }
+
+    /// Every prompt, all pages.
+    fn list_prompts(&self) -> impl Future<Output = Result<Vec<Prompt>, McpError>> + Send {
+        list(self, "prompts/list", "prompts")
+    }
+}
+
+/// Every page of a list.
+async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
+    calls: &C,
+    method: &str,
+    field: &str,
+) -> Result<Vec<T>, McpError> {
+    let mut items = Vec::new();
+    let mut cursor: Option<Value> = None;
+    // A server whose cursors never end is cut off rather than followed forever.
+    for _ in 0..10_000 {
+        let params = match &cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        let mut page = calls.send(method, params).await?;
+        items.extend(parse::<Vec<T>>(page[field].take())?);
+        match page.get("nextCursor") {
+            Some(next) if !next.is_null() => cursor = Some(next.clone()),
+            _ => return Ok(items),
+        }
+    }
+    Err(McpError::internal(format!("{method}: more than 10000 pages")))
+}
+
+/// Reads a result as `T`.
+pub(crate) fn parse<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
+    serde_json::from_value(value).map_err(|e| McpError::internal(format!("the server's answer does not read: {e}")))
+}

@@ -1,0 +1,352 @@
+//! A server at a Streamable HTTP endpoint: each message is a POST; a
+//! request's answer is a JSON body or an event stream that may carry the
+//! server's notifications and (2025-11-25) its requests before the response.
+//! A 2025-11-25 session keeps the `Mcp-Session-Id` the server gave and
+//! listens on a GET stream for what the server sends unasked.
+
+use super::inbox::Inbox;
+use super::{ClientError, Head};
+use base64::Engine;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The most one response body (or one event) may hold: 64 MiB.
+const MAX_BODY: usize = 64 << 20;
+
+/// Where the server is, and the headers every request carries.
+#[derive(Debug, Clone)]
+pub(crate) struct Endpoint {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+}
+
+/// The HTTP side of one connection.
+pub(crate) struct Session {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    http: reqwest::Client,
+    endpoint: Endpoint,
+    upstream: Arc<str>,
+    inbox: Arc<Inbox>,
+    /// The 2025-11-25 session the server opened, if any.
+    session: Mutex<Option<String>>,
+    closed: watch::Sender<bool>,
+}
+
+impl Session {
+    pub(crate) fn new(endpoint: &Endpoint, upstream: &Arc<str>, inbox: Arc<Inbox>) -> Result<Session, ClientError> {
+        crate::tls::install_provider();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| ClientError::Transport {
+                upstream: upstream.to_string(),
+                detail: format!("cannot build the HTTP client: {e}"),
+            })?;
+        let (closed, _) = watch::channel(false);
+        Ok(Session {
+            shared: Arc::new(Shared {
+                http,
+                endpoint: endpoint.clone(),
+                upstream: upstream.clone(),
+                inbox,
+                session: Mutex::new(None),
+                closed,
+            }),
+        })
+    }
+
+    /// POSTs one message. A request's answer is read in the background and
+    /// goes to the inbox; a notification or response waits for the 202.
+    pub(crate) async fn send(&self, message: &Value, head: &Head<'_>) -> Result<(), ClientError> {
+        let shared = self.shared.clone();
+        let request = shared.post(message, head);
+        match head.id {
+            Some(id) => {
+                tokio::spawn(async move {
+                    if let Err(e) = shared.exchange(request, id).await {
+                        shared.inbox.fail(id, e);
+                    }
+                });
+                Ok(())
+            }
+            None => {
+                let response = request.send().await.map_err(|e| shared.transport(e))?;
+                shared.keep_session(&response);
+                let status = response.status();
+                if status.is_success() {
+                    Ok(())
+                } else {
+                    let body = response.text().await.unwrap_or_default();
+                    Err(shared.refused(status, &body))
+                }
+            }
+        }
+    }
+
+    /// Listens on the session's GET stream (2025-11-25) for what the server
+    /// sends unasked, again after it ends, until the session closes.
+    pub(crate) fn open_events(&self, version: &str) {
+        let shared = self.shared.clone();
+        let version = version.to_owned();
+        tokio::spawn(async move {
+            let mut closed = shared.closed.subscribe();
+            loop {
+                let mut get = shared
+                    .http
+                    .get(&shared.endpoint.url)
+                    .header("accept", "text/event-stream")
+                    .header("mcp-protocol-version", &version);
+                for (name, value) in &shared.endpoint.headers {
+                    get = get.header(name, value);
+                }
+                if let Some(id) = shared.session_id() {
+                    get = get.header("mcp-session-id", id);
+                }
+                let ended = tokio::select! {
+                    response = get.send() => match response {
+                        Ok(r) if r.status().is_success() => shared.read_stream(r, None).await,
+                        // The server offers no such stream (405) or refuses it.
+                        Ok(r) => { tracing::debug!(upstream = %shared.upstream, "no event stream: {}", r.status()); return; }
+                        Err(e) => Err(shared.transport(e)),
+                    },
+                    _ = super::until(&mut closed) => return,
+                };
+                if let Err(e) = ended {
+                    tracing::debug!(upstream = %shared.upstream, "the event stream ended: {e}");
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    _ = super::until(&mut closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Ends the session: its streams stop, and a 2025-11-25 session is
+    /// deleted on the server.
+    pub(crate) fn close(&self) {
+        let _ = self.shared.closed.send(true);
+        if let Some(id) = self.shared.session_id() {
+            let mut delete = self
+                .shared
+                .http
+                .delete(&self.shared.endpoint.url)
+                .header("mcp-session-id", id);
+            for (name, value) in &self.shared.endpoint.headers {
+                delete = delete.header(name, value);
+            }
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    let _ = tokio::time::timeout(Duration::from_secs(2), delete.send()).await;
+                });
+            }
+        }
+    }
+}
+
+impl Shared {
+    fn session_id(&self) -> Option<String> {
+        self.session.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn keep_session(&self, response: &reqwest::Response) {
+        if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+            *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(id.to_owned());
+        }
+    }
+
+    fn transport(&self, e: reqwest::Error) -> ClientError {
+        ClientError::Transport {
+            upstream: self.upstream.to_string(),
+            detail: format!("{} : {e}", self.endpoint.url).replacen(" : ", ": ", 1),
+        }
+    }
+
+    /// A refusal: the JSON-RPC error in the body if there is one (kept as
+    /// the server sent it), else the status.
+    fn refused(&self, status: reqwest::StatusCode, body: &str) -> ClientError {
+        if let Ok(message) = serde_json::from_str::<Value>(body) {
+            if let Some(error) = message.get("error") {
+                return ClientError::Rpc(super::error_of(error));
+            }
+        }
+        let body: String = body.chars().take(200).collect();
+        ClientError::Transport {
+            upstream: self.upstream.to_string(),
+            detail: format!("HTTP {status} from {}: {body}", self.endpoint.url),
+        }
+    }
+
+    fn post(&self, message: &Value, head: &Head<'_>) -> reqwest::RequestBuilder {
+        let mut post = self
+            .http
+            .post(&self.endpoint.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(message.to_string());
+        if let Some(version) = head.version {
+            post = post.header("mcp-protocol-version", version);
+        }
+        if let Some(method) = head.method {
+            post = post.header("mcp-method", method);
+        }
+        if let Some(name) = head.name {
+            post = post.header("mcp-name", header_value(name));
+        }
+        for (name, value) in &self.endpoint.headers {
+            post = post.header(name, value);
+        }
+        if let Some(id) = self.session_id() {
+            post = post.header("mcp-session-id", id);
+        }
+        post
+    }
+
+    /// Sends request `id` and delivers what comes back.
+    async fn exchange(&self, request: reqwest::RequestBuilder, id: i64) -> Result<(), ClientError> {
+        let response = request.send().await.map_err(|e| self.transport(e))?;
+        self.keep_session(&response);
+        let status = response.status();
+        if !status.is_success() {
+            let body = response.text().await.unwrap_or_default();
+            return Err(self.refused(status, &body));
+        }
+        let streamed = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/event-stream"));
+        if streamed {
+            return self.read_stream(response, Some(id)).await;
+        }
+        let body = read_body(response).await.map_err(|detail| self.protocol(detail))?;
+        let message: Value =
+            serde_json::from_slice(&body).map_err(|e| self.protocol(format!("the response is not JSON: {e}")))?;
+        self.inbox.deliver(message, Some(id));
+        Ok(())
+    }
+
+    fn protocol(&self, detail: String) -> ClientError {
+        ClientError::Protocol {
+            upstream: self.upstream.to_string(),
+            detail,
+        }
+    }
+
+    /// Reads an event stream to its end, delivering each event's message.
+    async fn read_stream(&self, mut response: reqwest::Response, related: Option<i64>) -> Result<(), ClientError> {
+        let mut events = Events::default();
+        let mut closed = self.closed.subscribe();
+        loop {
+            let chunk = tokio::select! {
+                chunk = response.chunk() => chunk.map_err(|e| self.transport(e))?,
+                _ = super::until(&mut closed) => return Ok(()),
+            };
+            let Some(chunk) = chunk else {
+                return Ok(());
+            };
+            for data in events.push(&chunk).map_err(|d| self.protocol(d))? {
+                match serde_json::from_str::<Value>(&data) {
+                    Ok(message) => self.inbox.deliver(message, related),
+                    Err(e) => tracing::debug!(upstream = %self.upstream, "an event that is not JSON ({e}): {data}"),
+                }
+            }
+        }
+    }
+}
+
+/// Reads a whole body, at most [`MAX_BODY`].
+async fn read_body(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+        if body.len().saturating_add(chunk.len()) > MAX_BODY {
+            return Err("the response is larger than 64 MiB".into());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// A header value as the standard headers carry it: as is when it is
+/// visible ASCII without surrounding spaces, else base64 in `=?base64?..?=`.
+fn header_value(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ');
+    if plain {
+        text.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(text))
+    }
+}
+
+/// The server-sent events parser: lines in, each event's data out.
+#[derive(Default)]
+struct Events {
+    line: Vec<u8>,
+    data: String,
+    has_data: bool,
+}
+
+impl Events {
+    /// Feeds bytes; returns the data of every event they complete.
+    fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
+        let mut done = Vec::new();
+        for &b in bytes {
+            if b != b'\n' {
+                self.line.push(b);
+                if self.line.len() > MAX_BODY {
+                    return Err("an event line longer than 64 MiB".into());
+                }
+                continue;
+            }
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+            let line = String::from_utf8_lossy(&self.line).into_owned();
+            self.line.clear();
+            if line.is_empty() {
+                if self.has_data {
+                    done.push(std::mem::take(&mut self.data));
+                    self.has_data = false;
+                }
+                continue;
+            }
+            if let Some(value) = line.strip_prefix("data:") {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
+                self.has_data = true;
+            }
+            // `event:`, `id:`, `retry:` and comments change nothing here.
+        }
+        Ok(done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::client::http::{header_value, Events};
+
+    #[test]
+    fn events_split_across_chunks_and_lines() {
+        let mut events = Events::default();
+        assert!(events.push(b": comment\nid: 1\nda").unwrap().is_empty());
+        let out = events.push(b"ta: {\"a\":1}\r\n\r\ndata: x\ndata: y\n\n").unwrap();
+        assert_eq!(out, vec!["{\"a\":1}".to_owned(), "x\ny".to_owned()]);
+    }
+
+    #[test]
+    fn header_values_outside_visible_ascii_are_base64() {
+        assert_eq!(header_value("add"), "add");
+        assert_eq!(header_value("café"), "=?base64?Y2Fmw6k=?=");
+        assert_eq!(header_value(" padded"), "=?base64?IHBhZGRlZA==?=");
+    }
+}

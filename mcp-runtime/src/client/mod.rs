@@ -1,0 +1,905 @@
+//! Calling MCP servers (the `client` feature): [`Client`] connects to a
+//! server over stdio (a child process it spawns, and restarts when it dies)
+//! or Streamable HTTP, speaks 2026-07-28 to a server that does and
+//! 2025-11-25 to one that does not (told apart with `server/discover`, as the
+//! specification's backward-compatibility rules say), and answers the
+//! server's asks (elicitation, sampling, roots) with an answerer of yours:
+//! as `input_required` rounds at 2026-07-28, as replies to the server's
+//! requests at 2025-11-25.
+//!
+//! ```no_run
+//! use mcp_runtime::client::{Calls, Client};
+//! use serde_json::json;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let weather = Client::stdio("weather-server", ["--units", "metric"]).connect().await?;
+//! for tool in weather.list_tools().await? {
+//!     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+//! }
+//! let forecast = weather.call_tool("forecast", json!({"city": "Lisbon"})).await?;
+//! println!("{}", forecast.text());
+//! # drop(weather);
+//!
+//! let remote = Client::http("https://mcp.example.com/mcp").bearer("a-token").connect().await?;
+//! # let _ = remote;
+//! # Ok(()) }
+//! ```
+
+mod http;
+mod inbox;
+mod stdio;
+
+pub use crate::calls::Calls;
+
+use crate::error::{ErrorCode, McpError};
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
+pub use inbox::Note;
+use inbox::{Inbox, Incoming};
+use serde_json::{json, Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, watch};
+
+/// The protocol revision of the era before 2026-07-28 that the client speaks.
+pub const LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// How long `server/discover` may take before the server is taken for a
+/// 2025-11-25 one that ignores it.
+const DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What went wrong calling a server.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error: its code, message and data as sent.
+    #[error("{0}")]
+    Rpc(McpError),
+    /// The server could not be reached, or its transport failed.
+    #[error("upstream `{upstream}`: {detail}")]
+    Transport {
+        /// The server's name.
+        upstream: String,
+        /// What failed.
+        detail: String,
+    },
+    /// The connection ended (the process exited, the stream closed) while
+    /// the request was pending or before it was sent.
+    #[error("upstream `{upstream}` is not connected: {why}")]
+    Closed {
+        /// The server's name.
+        upstream: String,
+        /// Why it ended.
+        why: String,
+    },
+    /// The server sent something that is not what the protocol says.
+    #[error("upstream `{upstream}`: {detail}")]
+    Protocol {
+        /// The server's name.
+        upstream: String,
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+impl From<ClientError> for McpError {
+    /// A server's own error as it was; a transport failure as -32603 naming
+    /// the server, with `data.upstream`.
+    fn from(e: ClientError) -> McpError {
+        match e {
+            ClientError::Rpc(e) => e,
+            ClientError::Transport { ref upstream, .. }
+            | ClientError::Closed { ref upstream, .. }
+            | ClientError::Protocol { ref upstream, .. } => {
+                let upstream = upstream.clone();
+                McpError::internal(e.to_string()).with_data(json!({ "upstream": upstream }))
+            }
+        }
+    }
+}
+
+/// The protocol era a connection speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28: no handshake, each request carries its version and capabilities.
+    Latest,
+    /// 2025-11-25: `initialize`, a session, requests from the server.
+    Legacy,
+}
+
+/// A request from the server: an elicitation, a sampling request or a
+/// roots listing (`method` and `params` as the wire carries them).
+#[derive(Debug, Clone)]
+pub struct Ask {
+    /// `elicitation/create`, `sampling/createMessage`, `roots/list`, ...
+    pub method: String,
+    /// Its params.
+    pub params: Value,
+    /// The id of this client's request the ask belongs to, where that is
+    /// known: the HTTP request whose response stream carried it, or on stdio
+    /// the only request in flight.
+    pub related: Option<i64>,
+}
+
+/// What an answerer returns: the result to send back, or an error.
+pub type AskFuture = Pin<Box<dyn Future<Output = Result<Value, McpError>> + Send>>;
+
+/// Answers the server's asks.
+pub type Answerer = Arc<dyn Fn(Ask) -> AskFuture + Send + Sync>;
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+enum Target {
+    Stdio(stdio::Command),
+    Http(http::Endpoint),
+}
+
+/// How to connect: [`Client::stdio`] or [`Client::http`], then the options
+/// and [`connect`](ClientBuilder::connect).
+#[must_use = "a builder does nothing until connect()"]
+#[derive(Clone)]
+pub struct ClientBuilder {
+    name: String,
+    target: Target,
+    info: Implementation,
+    capabilities: ClientCapabilities,
+    era: Option<Era>,
+    answerer: Option<Answerer>,
+    timeout: Duration,
+    log_level: Option<LoggingLevel>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("name", &self.name)
+            .field("target", &self.target)
+            .field("era", &self.era)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    fn new(name: String, target: Target) -> Self {
+        ClientBuilder {
+            name,
+            target,
+            info: Implementation {
+                name: "mcp-runtime-client".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                ..Default::default()
+            },
+            capabilities: ClientCapabilities::default(),
+            era: None,
+            answerer: None,
+            timeout: Duration::from_secs(300),
+            log_level: None,
+        }
+    }
+
+    /// The name errors and logs give the server.
+    pub(crate) fn upstream_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name errors and logs give the server (default: the program, or the URL's host).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The `clientInfo` sent to the server.
+    pub fn client_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info.name = name.into();
+        self.info.version = version.into();
+        self
+    }
+
+    /// The client capabilities declared (an answerer declares nothing by itself).
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Speak this era only, without probing with `server/discover`.
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = Some(era);
+        self
+    }
+
+    /// Answers the server's asks (declare the matching capabilities too).
+    pub fn on_ask<F, Fut>(mut self, answer: F) -> Self
+    where
+        F: Fn(Ask) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, McpError>> + Send + 'static,
+    {
+        self.answerer = Some(Arc::new(move |ask| Box::pin(answer(ask))));
+        self
+    }
+
+    /// The log messages wanted from a 2025-11-25 server (`logging/setLevel`
+    /// once the session opens, if it offers logging); at 2026-07-28 a request
+    /// asks with `_meta` for itself.
+    pub fn log_level(mut self, level: LoggingLevel) -> Self {
+        self.log_level = Some(level);
+        self
+    }
+
+    /// How long one request may wait for its response (default 300 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// An environment variable of the child process (stdio).
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Stdio(command) = &mut self.target {
+            command.env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The child process's working directory (stdio).
+    pub fn current_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        if let Target::Stdio(command) = &mut self.target {
+            command.dir = Some(dir.into());
+        }
+        self
+    }
+
+    /// A header sent with every HTTP request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Target::Http(endpoint) = &mut self.target {
+            endpoint.headers.push((name.into(), value.into()));
+        }
+        self
+    }
+
+    /// `Authorization: Bearer <token>` on every HTTP request.
+    pub fn bearer(self, token: impl std::fmt::Display) -> Self {
+        self.header("authorization", format!("Bearer {token}"))
+    }
+
+    /// Connects: starts the process or reaches the URL, finds the era,
+    /// and (2025-11-25) opens the session. A stdio server that exits later
+    /// is started again, with backoff from half a second to 30 s.
+    pub async fn connect(self) -> Result<Client, ClientError> {
+        let (notes, _) = broadcast::channel::<Note>(256);
+        let (asks_tx, asks_rx) = mpsc::unbounded_channel();
+        let (generation, _) = watch::channel(0u64);
+        let inner = Arc::new(Inner {
+            name: Arc::from(self.name.as_str()),
+            target: self.target,
+            info: self.info,
+            capabilities: Mutex::new(self.capabilities),
+            era: self.era,
+            timeout: self.timeout,
+            log_level: self.log_level,
+            next_id: AtomicI64::new(1),
+            notes,
+            asks: asks_tx,
+            live: Mutex::new(None),
+            answerer: self.answerer.clone(),
+            generation,
+        });
+        let live = inner.open().await?;
+        inner.set_live(live);
+        tokio::spawn(answer_asks(Arc::downgrade(&inner), asks_rx, self.answerer));
+        if matches!(inner.target, Target::Stdio(_)) {
+            tokio::spawn(supervise(Arc::downgrade(&inner)));
+        }
+        Ok(Client { inner })
+    }
+}
+
+/// A connection to an MCP server. Clones share it; the child process (stdio)
+/// ends with the last clone.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("name", &self.inner.name)
+            .field("target", &self.inner.target)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    name: Arc<str>,
+    target: Target,
+    info: Implementation,
+    capabilities: Mutex<ClientCapabilities>,
+    era: Option<Era>,
+    timeout: Duration,
+    log_level: Option<LoggingLevel>,
+    next_id: AtomicI64,
+    notes: broadcast::Sender<Note>,
+    asks: mpsc::UnboundedSender<Incoming>,
+    live: Mutex<Option<Arc<Live>>>,
+    answerer: Option<Answerer>,
+    /// Bumped at each (re)connection.
+    generation: watch::Sender<u64>,
+}
+
+/// One connection: its transport, era and what the server said of itself.
+struct Live {
+    link: Link,
+    inbox: Arc<Inbox>,
+    era: Era,
+    /// The version requests speak (the one `initialize` agreed at 2025-11-25).
+    version: String,
+    server: Implementation,
+    capabilities: ServerCapabilities,
+    instructions: Option<String>,
+}
+
+/// A transport: bytes to the server; what comes back goes to the inbox.
+enum Link {
+    Stdio(stdio::Process),
+    Http(http::Session),
+}
+
+impl Link {
+    async fn send(&self, message: &Value, head: &Head<'_>) -> Result<(), ClientError> {
+        match self {
+            Link::Stdio(process) => process.send(message).await,
+            Link::Http(session) => session.send(message, head).await,
+        }
+    }
+
+    fn close(&self) {
+        match self {
+            Link::Stdio(process) => process.kill(),
+            Link::Http(session) => session.close(),
+        }
+    }
+}
+
+/// What the HTTP transport puts in headers.
+pub(crate) struct Head<'a> {
+    pub id: Option<i64>,
+    pub method: Option<&'a str>,
+    /// The tool, prompt or resource named (the `Mcp-Name` header).
+    pub name: Option<&'a str>,
+    pub version: Option<&'a str>,
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.link.close();
+        self.inbox.close("the client ended the connection");
+    }
+}
+
+impl Inner {
+    fn current(&self) -> Option<Arc<Live>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_live(&self, live: Arc<Live>) {
+        *self.live.lock().unwrap_or_else(|p| p.into_inner()) = Some(live);
+        self.generation.send_modify(|g| *g = g.wrapping_add(1));
+    }
+
+    fn closed(&self, why: String) -> ClientError {
+        ClientError::Closed {
+            upstream: self.name.to_string(),
+            why,
+        }
+    }
+
+    /// A new connection: the transport, then the era and the handshake.
+    async fn open(&self) -> Result<Arc<Live>, ClientError> {
+        let inbox = Arc::new(Inbox::new(self.name.clone(), self.notes.clone(), self.asks.clone()));
+        let link = match &self.target {
+            Target::Stdio(command) => Link::Stdio(stdio::Process::spawn(command, &self.name, inbox.clone())?),
+            Target::Http(endpoint) => Link::Http(http::Session::new(endpoint, &self.name, inbox.clone())?),
+        };
+        let mut live = Live {
+            link,
+            inbox,
+            era: Era::Latest,
+            version: crate::protocol::LATEST_PROTOCOL_VERSION.to_owned(),
+            server: Implementation::default(),
+            capabilities: ServerCapabilities::default(),
+            instructions: None,
+        };
+        if self.era != Some(Era::Legacy) {
+            match self.discover(&live).await {
+                Ok(found) => {
+                    live.server = found.0;
+                    live.capabilities = found.1;
+                    live.instructions = found.2;
+                    return Ok(Arc::new(live));
+                }
+                Err(e) if self.era == Some(Era::Latest) => return Err(e),
+                Err(e) => tracing::debug!(upstream = %self.name, "server/discover: {e}; trying initialize"),
+            }
+        }
+        live.era = Era::Legacy;
+        self.initialize(&mut live).await?;
+        Ok(Arc::new(live))
+    }
+
+    /// `server/discover`: the server's identity and capabilities, if it
+    /// speaks 2026-07-28.
+    async fn discover(&self, live: &Live) -> Result<(Implementation, ServerCapabilities, Option<String>), ClientError> {
+        let result = tokio::time::timeout(
+            DISCOVER_TIMEOUT,
+            self.exchange(live, "server/discover", json!({}), None),
+        )
+        .await
+        .map_err(|_| self.closed("no answer to server/discover".into()))??;
+        let speaks = result["supportedVersions"]
+            .as_array()
+            .is_some_and(|v| v.iter().any(|v| v == crate::protocol::LATEST_PROTOCOL_VERSION));
+        if !speaks {
+            return Err(ClientError::Protocol {
+                upstream: self.name.to_string(),
+                detail: format!("does not speak {}: {result}", crate::protocol::LATEST_PROTOCOL_VERSION),
+            });
+        }
+        let server =
+            serde_json::from_value(result["_meta"][crate::protocol::META_SERVER_INFO].clone()).unwrap_or_default();
+        let capabilities = serde_json::from_value(result["capabilities"].clone()).unwrap_or_default();
+        let instructions = result["instructions"].as_str().map(str::to_owned);
+        Ok((server, capabilities, instructions))
+    }
+
+    /// The 2025-11-25 handshake: `initialize`, then `notifications/initialized`.
+    async fn initialize(&self, live: &mut Live) -> Result<(), ClientError> {
+        let mut capabilities = serde_json::to_value(&*self.capabilities.lock().unwrap_or_else(|p| p.into_inner()))
+            .unwrap_or_else(|_| json!({}));
+        // Extensions are declared per request at 2026-07-28; a legacy
+        // session says them once, here, as 2025-11-25 allows.
+        if capabilities
+            .get("extensions")
+            .is_some_and(|e| e.as_object().is_some_and(Map::is_empty))
+        {
+            capabilities.as_object_mut().map(|c| c.remove("extensions"));
+        }
+        let params = json!({
+            "protocolVersion": LEGACY_PROTOCOL_VERSION,
+            "capabilities": capabilities,
+            "clientInfo": self.info,
+        });
+        let result = self.exchange(live, "initialize", params, None).await?;
+        let version = result["protocolVersion"]
+            .as_str()
+            .unwrap_or(LEGACY_PROTOCOL_VERSION)
+            .to_owned();
+        live.version = version;
+        live.server = serde_json::from_value(result["serverInfo"].clone()).unwrap_or_default();
+        live.capabilities = serde_json::from_value(result["capabilities"].clone()).unwrap_or_default();
+        live.instructions = result["instructions"].as_str().map(str::to_owned);
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let head = Head {
+            id: None,
+            method: Some("notifications/initialized"),
+            name: None,
+            version: Some(&live.version),
+        };
+        live.link.send(&note, &head).await?;
+        if let Link::Http(session) = &live.link {
+            session.open_events(&live.version);
+        }
+        if let (Some(level), Some(_)) = (self.log_level, &live.capabilities.logging) {
+            self.exchange(live, "logging/setLevel", json!({ "level": level }), None)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// One request on `live`, its params completed for the era; the result
+    /// or the server's error.
+    async fn exchange(
+        &self,
+        live: &Live,
+        method: &str,
+        params: Value,
+        progress: Option<i64>,
+    ) -> Result<Value, ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.exchange_as(live, id, method, params, progress).await
+    }
+
+    /// [`exchange`](Self::exchange) with the request id given.
+    async fn exchange_as(
+        &self,
+        live: &Live,
+        id: i64,
+        method: &str,
+        params: Value,
+        progress: Option<i64>,
+    ) -> Result<Value, ClientError> {
+        let mut params = match params {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ClientError::Rpc(McpError::invalid_params(format!(
+                    "params must be an object: {other}"
+                ))))
+            }
+        };
+        let mut meta = match params.remove("_meta") {
+            Some(Value::Object(meta)) => meta,
+            _ => Map::new(),
+        };
+        if live.era == Era::Latest && method != "initialize" {
+            meta.insert(crate::protocol::META_PROTOCOL_VERSION.into(), json!(live.version));
+            // Capabilities given with the request (a gateway's caller's) are kept.
+            if !meta.contains_key(crate::protocol::META_CLIENT_CAPABILITIES) {
+                let caps = serde_json::to_value(&*self.capabilities.lock().unwrap_or_else(|p| p.into_inner()))
+                    .unwrap_or_else(|_| json!({}));
+                meta.insert(crate::protocol::META_CLIENT_CAPABILITIES.into(), caps);
+            }
+            meta.insert(crate::protocol::META_CLIENT_INFO.into(), json!(self.info));
+        }
+        if let Some(token) = progress {
+            meta.insert("progressToken".into(), json!(token));
+        }
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
+            "resources/read" => params.get("uri").and_then(Value::as_str),
+            _ => None,
+        }
+        .map(str::to_owned);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let head = Head {
+            id: Some(id),
+            method: Some(method),
+            name: name.as_deref(),
+            version: Some(&live.version),
+        };
+        let response = live.inbox.expect(id)?;
+        if let Err(e) = live.link.send(&message, &head).await {
+            live.inbox.forget(id);
+            return Err(e);
+        }
+        let answered = tokio::time::timeout(self.timeout, response).await;
+        match answered {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(self.closed(live.inbox.closed().unwrap_or_else(|| "the connection ended".into()))),
+            Err(_) => {
+                live.inbox.forget(id);
+                self.cancel(live, id, "timed out").await;
+                Err(ClientError::Transport {
+                    upstream: self.name.to_string(),
+                    detail: format!("no answer to {method} within {} s", self.timeout.as_secs()),
+                })
+            }
+        }
+    }
+
+    /// Tells the server that request `id` is abandoned.
+    async fn cancel(&self, live: &Live, id: i64, reason: &str) {
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": reason}});
+        let head = Head {
+            id: None,
+            method: Some("notifications/cancelled"),
+            name: None,
+            version: Some(&live.version),
+        };
+        let _ = live.link.send(&note, &head).await;
+    }
+}
+
+/// Keeps a stdio server running: when its process ends, starts it again
+/// with backoff (0.5 s, doubling to 30 s; back to 0.5 s after a minute up).
+async fn supervise(inner: std::sync::Weak<Inner>) {
+    let mut wait = Duration::from_millis(500);
+    loop {
+        let Some(live) = inner.upgrade().and_then(|i| i.current()) else {
+            return;
+        };
+        let up_since = tokio::time::Instant::now();
+        let Link::Stdio(process) = &live.link else {
+            return;
+        };
+        let exited = process.exited();
+        drop(live);
+        let why = exited.await;
+        let Some(strong) = inner.upgrade() else {
+            return;
+        };
+        if up_since.elapsed() > Duration::from_secs(60) {
+            wait = Duration::from_millis(500);
+        }
+        tracing::warn!(upstream = %strong.name, "the server process ended ({why}); starting it again in {} ms", wait.as_millis());
+        drop(strong);
+        loop {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(30));
+            let Some(strong) = inner.upgrade() else {
+                return;
+            };
+            match strong.open().await {
+                Ok(live) => {
+                    tracing::info!(upstream = %strong.name, "the server process is back");
+                    strong.set_live(live);
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %strong.name, "cannot start the server again: {e}; next try in {} ms", wait.as_millis())
+                }
+            }
+        }
+    }
+}
+
+/// Answers the server's asks with the answerer, each in its own task;
+/// without one, an ask gets -32601.
+async fn answer_asks(
+    inner: std::sync::Weak<Inner>,
+    mut asks: mpsc::UnboundedReceiver<Incoming>,
+    answerer: Option<Answerer>,
+) {
+    while let Some(Incoming { ask, id }) = asks.recv().await {
+        let Some(strong) = inner.upgrade() else {
+            return;
+        };
+        let Some(live) = strong.current() else {
+            continue;
+        };
+        drop(strong);
+        let answerer = answerer.clone();
+        tokio::spawn(async move {
+            let method = ask.method.clone();
+            let outcome = match &answerer {
+                Some(answer) => crate::panic::run_caught(|| answer(ask))
+                    .await
+                    .unwrap_or_else(|panic| Err(McpError::internal(format!("the answerer panicked: {panic}")))),
+                None if method == "ping" => Ok(json!({})),
+                None => Err(McpError::method_not_found(&method)),
+            };
+            let reply = match outcome {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": crate::error::WireError::from(&e)}),
+            };
+            let head = Head {
+                id: None,
+                method: None,
+                name: None,
+                version: Some(&live.version),
+            };
+            if let Err(e) = live.link.send(&reply, &head).await {
+                tracing::debug!("cannot answer the server's {method}: {e}");
+            }
+        });
+    }
+}
+
+/// Resolves once the flag is true (or its sender is gone).
+async fn until(flag: &mut watch::Receiver<bool>) {
+    let _ = flag.wait_for(|set| *set).await.map(|_| ());
+}
+
+/// A JSON-RPC error object as an [`McpError`].
+pub(crate) fn error_of(error: &Value) -> McpError {
+    let code = error["code"]
+        .as_i64()
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(-32603);
+    let message = error["message"].as_str().unwrap_or_default().to_owned();
+    let e = McpError::new(ErrorCode(code), message);
+    match error.get("data") {
+        Some(data) => e.with_data(data.clone()),
+        None => e,
+    }
+}
+
+impl Client {
+    /// A server run as a child process, spoken to over its stdin and stdout
+    /// (its stderr goes to this process's log, line by line).
+    pub fn stdio<I, S>(program: impl Into<String>, args: I) -> ClientBuilder
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let program = program.into();
+        let name = std::path::Path::new(&program)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| program.clone());
+        let command = stdio::Command {
+            program,
+            args: args.into_iter().map(Into::into).collect(),
+            env: Vec::new(),
+            dir: None,
+        };
+        ClientBuilder::new(name, Target::Stdio(command))
+    }
+
+    /// A server at a Streamable HTTP endpoint (`https://host/mcp`).
+    pub fn http(url: impl Into<String>) -> ClientBuilder {
+        let url = url.into();
+        let name = url
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or(&url)
+            .to_owned();
+        ClientBuilder::new(
+            name,
+            Target::Http(http::Endpoint {
+                url,
+                headers: Vec::new(),
+            }),
+        )
+    }
+
+    /// The server's name, as errors give it.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    fn live(&self) -> Result<Arc<Live>, ClientError> {
+        self.inner
+            .current()
+            .ok_or_else(|| self.inner.closed("not connected".into()))
+    }
+
+    /// The era the connection speaks.
+    pub fn era(&self) -> Option<Era> {
+        self.inner.current().map(|l| l.era)
+    }
+
+    /// The protocol version requests speak.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner.current().map(|l| l.version.clone())
+    }
+
+    /// What the server said of itself (`serverInfo`).
+    pub fn server_info(&self) -> Option<Implementation> {
+        self.inner.current().map(|l| l.server.clone())
+    }
+
+    /// What the server said it offers.
+    pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
+        self.inner.current().map(|l| l.capabilities.clone())
+    }
+
+    /// The server's instructions for the model, if it gave any.
+    pub fn instructions(&self) -> Option<String> {
+        self.inner.current().and_then(|l| l.instructions.clone())
+    }
+
+    /// Replaces the client capabilities declared from now on (2026-07-28:
+    /// with the next request; 2025-11-25: at the next connection).
+    pub fn set_capabilities(&self, capabilities: ClientCapabilities) {
+        *self.inner.capabilities.lock().unwrap_or_else(|p| p.into_inner()) = capabilities;
+    }
+
+    /// Every notification the server sends (list changes, progress, logs),
+    /// from now on.
+    pub fn notifications(&self) -> broadcast::Receiver<Note> {
+        self.inner.notes.subscribe()
+    }
+
+    /// Changes at each (re)connection: a stdio server started again, whose
+    /// lists may differ.
+    pub fn connections(&self) -> watch::Receiver<u64> {
+        self.inner.generation.subscribe()
+    }
+
+    /// One request, its result as the server sent it (an `input_required`
+    /// or `task` result is returned as such: [`Calls`] follows them). The
+    /// era's envelope (`_meta` at 2026-07-28, the session at 2025-11-25) is
+    /// added; a `_meta` in `params` is kept.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let live = self.live()?;
+        let mut result = self.inner.exchange(&live, method, params, None).await?;
+        if live.era == Era::Legacy {
+            // 2025-11-25 results carry no resultType: they are complete.
+            if let Some(object) = result.as_object_mut() {
+                object.entry("resultType").or_insert_with(|| json!("complete"));
+            }
+        }
+        Ok(result)
+    }
+
+    /// A request id no request of this client has used.
+    pub(crate) fn next_id(&self) -> i64 {
+        self.inner.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// [`request`](Self::request) with the id given (from
+    /// [`next_id`](Self::next_id)): the server's asks about it say so in
+    /// [`Ask::related`]. A `progress` token asks for progress notifications.
+    pub(crate) async fn request_as(
+        &self,
+        id: i64,
+        method: &str,
+        params: Value,
+        progress: Option<i64>,
+    ) -> Result<Value, ClientError> {
+        let live = self.live()?;
+        let mut result = self.inner.exchange_as(&live, id, method, params, progress).await?;
+        if live.era == Era::Legacy {
+            if let Some(object) = result.as_object_mut() {
+                object.entry("resultType").or_insert_with(|| json!("complete"));
+            }
+        }
+        Ok(result)
+    }
+
+    /// Like [`request`](Self::request), with a progress token: the server's
+    /// `notifications/progress` for it arrive among the
+    /// [`notifications`](Self::notifications).
+    pub async fn request_with_progress(&self, method: &str, params: Value, token: i64) -> Result<Value, ClientError> {
+        let live = self.live()?;
+        self.inner.exchange(&live, method, params, Some(token)).await
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Value) -> Result<(), ClientError> {
+        let live = self.live()?;
+        let note = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        let head = Head {
+            id: None,
+            method: Some(method),
+            name: None,
+            version: Some(&live.version),
+        };
+        live.link.send(&note, &head).await
+    }
+
+    /// Asks for the server's list-change notifications: at 2026-07-28 a
+    /// `subscriptions/listen` stream kept open (opened again after a
+    /// reconnection by whoever watches [`connections`](Self::connections));
+    /// at 2025-11-25 the session sends them unasked.
+    pub async fn listen(&self) -> Result<(), ClientError> {
+        let live = self.live()?;
+        if live.era == Era::Legacy {
+            return Ok(());
+        }
+        let inner = self.inner.clone();
+        let filter = json!({"notifications": {
+            "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        live.inbox.background(id);
+        tokio::spawn(async move {
+            // The stream's response comes only when it ends.
+            if let Err(e) = inner.exchange_as(&live, id, "subscriptions/listen", filter, None).await {
+                tracing::debug!(upstream = %inner.name, "subscriptions/listen ended: {e}");
+            }
+        });
+        Ok(())
+    }
+}
+
+impl Calls for Client {
+    async fn send(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        self.request(method, params).await.map_err(McpError::from)
+    }
+
+    /// Answers each ask with the client's answerer (-32601 without one).
+    async fn answer(&self, asks: &Value) -> Result<Map<String, Value>, McpError> {
+        let mut answers = Map::new();
+        for (key, ask) in asks.as_object().into_iter().flatten() {
+            let method = ask["method"].as_str().unwrap_or_default().to_owned();
+            let Some(answerer) = &self.inner.answerer else {
+                return Err(McpError::internal(format!(
+                    "upstream `{}` asked {method} ({key}) and this client has no answerer",
+                    self.inner.name
+                )));
+            };
+            let ask = Ask {
+                method,
+                params: ask["params"].clone(),
+                related: None,
+            };
+            answers.insert(key.clone(), answerer(ask).await?);
+        }
+        Ok(answers)
+    }
+}

@@ -1,0 +1,490 @@
+//! One proxied request (`tools/call`, `prompts/get`, `resources/read`)
+//! through its rounds.
+//!
+//! - A 2026-07-28 upstream's `input_required` goes to the caller as this
+//!   server's own round: the upstream's asks as they are, its
+//!   `requestState` sealed inside ours; the caller's answers go back up with
+//!   it. Nothing is kept here, so any replica serves the next round.
+//! - A 2025-11-25 upstream asks with a request of its own in the middle of
+//!   the call. The call stays open on this replica, parked under an id the
+//!   caller's round carries (sealed); the ask goes to the caller as a round,
+//!   and the answer comes back as the reply to the upstream's request. A
+//!   round that reaches a replica where the call is not parked (another
+//!   replica's, or one that expired) is refused with a retryable error.
+
+use crate::cancel::Cancellation;
+use crate::client::{Ask, AskFuture, Client, ClientError, Era, Note};
+use crate::error::McpError;
+use crate::mrtr::{Flow, Halt, Input, InputRequired};
+use crate::protocol::{ClientCapabilities, ClientCapability, LoggingLevel};
+use crate::server::{Context, FromContext};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// How long a 2025-11-25 upstream call waits, parked, for its caller's
+/// answer before it is cancelled.
+const PARK_TTL: Duration = Duration::from_secs(600);
+
+/// An ask of the upstream's and where its answer goes.
+type Asked = (Ask, oneshot::Sender<Result<Value, McpError>>);
+
+/// The open calls that asks are routed to, by upstream request id.
+#[derive(Default, Clone)]
+pub(crate) struct Routes(Arc<Mutex<HashMap<i64, Route>>>);
+
+/// Where one call's asks go, and whether it is parked (its asks are with
+/// its caller: it asks nothing more until they are answered).
+#[derive(Clone)]
+struct Route {
+    id: i64,
+    asks: mpsc::Sender<Asked>,
+    parked: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Routes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Route>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The route of the call an ask is about: the one the transport named,
+    /// else the only open call that is not parked; none when that is not
+    /// one call.
+    fn find(&self, related: Option<i64>) -> Option<Route> {
+        let routes = self.lock();
+        if let Some(id) = related {
+            return routes.get(&id).cloned();
+        }
+        let mut free = routes
+            .values()
+            .filter(|r| !r.parked.load(std::sync::atomic::Ordering::Acquire));
+        match (free.next(), free.next()) {
+            (Some(route), None) => Some(route.clone()),
+            _ => None,
+        }
+    }
+
+    /// Marks call `id` parked, or running again.
+    fn set_parked(&self, id: i64, parked: bool) {
+        if let Some(route) = self.lock().get(&id) {
+            route.parked.store(parked, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// [`find`](Self::find)'s call id.
+    fn find_id(&self, related: Option<i64>) -> Option<i64> {
+        self.find(related).map(|r| r.id)
+    }
+
+    /// The upstream client's answerer: an ask goes to the call it belongs to.
+    pub(crate) fn answerer(&self, upstream: Arc<str>) -> impl Fn(Ask) -> AskFuture + Send + Sync + 'static {
+        let routes = self.clone();
+        move |ask: Ask| {
+            let route = routes.find(ask.related);
+            let upstream = upstream.clone();
+            Box::pin(async move {
+                let Some(route) = route else {
+                    return Err(McpError::internal(format!(
+                        "the gateway cannot tell which call {} of upstream `{upstream}` belongs to \
+                         (several calls are open on its stdio)",
+                        ask.method
+                    )));
+                };
+                let (tx, rx) = oneshot::channel();
+                route
+                    .asks
+                    .send((ask, tx))
+                    .await
+                    .map_err(|_| McpError::internal("the call that asked has ended"))?;
+                rx.await
+                    .unwrap_or_else(|_| Err(McpError::internal("the caller did not answer in time")))
+            }) as AskFuture
+        }
+    }
+}
+
+/// An upstream call in progress. Dropped before its result (the caller
+/// went away, its round expired), it is cancelled upstream.
+struct Call {
+    id: i64,
+    done: oneshot::Receiver<Result<Value, ClientError>>,
+    asks: mpsc::Receiver<Asked>,
+    routes: Routes,
+    client: Client,
+    finished: bool,
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        self.routes.lock().remove(&self.id);
+        if self.finished {
+            return;
+        }
+        let client = self.client.clone();
+        let id = self.id;
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let note = json!({"requestId": id, "reason": "the caller went away"});
+                let _ = client.notify("notifications/cancelled", note).await;
+            });
+        }
+    }
+}
+
+/// One ask of a parked call: its key, what the caller is asked, where the answer goes.
+struct Waiting {
+    key: String,
+    request: Value,
+    reply: oneshot::Sender<Result<Value, McpError>>,
+}
+
+/// A call waiting for its caller's answers.
+struct Parked {
+    call: Call,
+    waiting: Vec<Waiting>,
+}
+
+/// What a round carries to the next, sealed in `requestState`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Resume {
+    /// A 2026-07-28 upstream's own `requestState`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    upstream: Option<String>,
+    /// The parked call of a 2025-11-25 upstream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    park: Option<String>,
+}
+
+/// A proxied server: its client, and its calls in progress.
+pub(crate) struct Upstream {
+    pub client: Client,
+    routes: Routes,
+    parked: Arc<Mutex<HashMap<String, Parked>>>,
+}
+
+impl Upstream {
+    pub(crate) fn new(client: Client, routes: Routes) -> Self {
+        Upstream {
+            client,
+            routes,
+            parked: Arc::default(),
+        }
+    }
+
+    fn failed(&self, e: ClientError) -> Halt {
+        Halt::Protocol(McpError::from(e))
+    }
+
+    /// Sends `method` with `params` (the name or URI already the upstream's)
+    /// for the caller in `ctx`; the upstream's result, or a round to ask.
+    pub(crate) async fn forward(&self, method: &str, mut params: Map<String, Value>, ctx: &Context) -> Flow<Value> {
+        let input = Input::from_context(ctx).map_err(Halt::Protocol)?;
+        let resume: Resume = input.state().unwrap_or_default();
+        let progress = ctx.meta().progress_token.is_some();
+        if self.client.era() == Some(Era::Legacy) {
+            return self.forward_legacy(method, params, ctx, &input, resume, progress).await;
+        }
+        // Answers go up whenever the caller gave some (extra keys included:
+        // the upstream ignores what it did not ask), its state with them.
+        if !input.answers().is_empty() {
+            params.insert("inputResponses".into(), Value::Object(input.answers().clone()));
+        }
+        if let Some(state) = resume.upstream {
+            params.insert("requestState".into(), Value::String(state));
+        }
+        // The caller's capabilities, so that the upstream asks only what it can answer.
+        let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_else(|_| json!({}));
+        let mut meta = json!({ crate::protocol::META_CLIENT_CAPABILITIES: caps });
+        if let Some(level) = ctx.meta().log_level {
+            meta[crate::protocol::META_LOG_LEVEL] = json!(level);
+        }
+        params.insert("_meta".into(), meta);
+        let call = self.start(method, params, progress);
+        let result = self.finish(call, ctx).await?;
+        let result = match result["resultType"].as_str() {
+            Some("input_required") => {
+                let asks = result["inputRequests"].as_object().cloned().unwrap_or_default();
+                check_capabilities(asks.values(), input.capabilities())?;
+                let upstream = result["requestState"].as_str().map(str::to_owned);
+                input.save(&Resume { upstream, park: None })?;
+                return Err(Halt::Ask(InputRequired {
+                    input_requests: asks,
+                    request_state: None,
+                }));
+            }
+            Some("task") => {
+                // The upstream made it a task: followed here to its end.
+                let id = result["taskId"].as_str().unwrap_or_default().to_owned();
+                crate::calls::Calls::follow(&self.client, &id)
+                    .await
+                    .map_err(Halt::Protocol)?
+            }
+            _ => result,
+        };
+        Ok(result)
+    }
+
+    /// A 2025-11-25 upstream: the call runs (or resumes) until its result
+    /// or its next asks, which park it.
+    async fn forward_legacy(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        ctx: &Context,
+        input: &Input,
+        resume: Resume,
+        progress: bool,
+    ) -> Flow<Value> {
+        let (mut call, park) = match resume.park {
+            Some(park) => {
+                let parked = self
+                    .parked
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&park)
+                    .ok_or_else(|| Halt::Protocol(not_parked(self.client.name())))?;
+                // Each answer goes up; what is still unanswered is asked again.
+                let mut unanswered = Vec::new();
+                for waiting in parked.waiting {
+                    match input.answers().get(&waiting.key).filter(|a| !a.is_null()) {
+                        Some(answer) => drop(waiting.reply.send(Ok(answer.clone()))),
+                        None => unanswered.push(waiting),
+                    }
+                }
+                if !unanswered.is_empty() {
+                    return self.ask(park, parked.call, unanswered, input);
+                }
+                self.routes.set_parked(parked.call.id, false);
+                (parked.call, park)
+            }
+            None => (self.start(method, params, progress), crate::tasks::new_id()),
+        };
+        let mut notes = self.client.notifications();
+        loop {
+            let asked = tokio::select! {
+                note = notes.recv() => {
+                    if let Ok(note) = note {
+                        self.pass_on(&note, call.id, ctx);
+                    }
+                    continue;
+                }
+                done = &mut call.done => {
+                    call.finished = true;
+                    return done
+                        .unwrap_or_else(|_| Err(ClientError::Closed { upstream: self.client.name().to_owned(), why: "the call was dropped".into() }))
+                        .map_err(|e| self.failed(e));
+                }
+                asked = call.asks.recv() => asked,
+                _ = cancelled(ctx.cancellation()) => {
+                    return Err(Halt::Protocol(McpError::internal("the call was cancelled")));
+                }
+            };
+            let Some(first) = asked else {
+                continue;
+            };
+            // Asks made together (a server's `input.ask((a, b, c))`) arrive
+            // together: they go to the caller in one round.
+            let mut asks = vec![first];
+            while let Ok(Some(more)) = tokio::time::timeout(Duration::from_millis(20), call.asks.recv()).await {
+                asks.push(more);
+            }
+            let mut waiting: Vec<Waiting> = Vec::with_capacity(asks.len());
+            for (i, (ask, reply)) in asks.into_iter().enumerate() {
+                let mut params = ask.params;
+                let key = params
+                    .get_mut("_meta")
+                    .and_then(Value::as_object_mut)
+                    .and_then(|meta| meta.remove(crate::session::INPUT_KEY_META))
+                    .and_then(|k| k.as_str().map(str::to_owned))
+                    .filter(|k| waiting.iter().all(|w| &w.key != k))
+                    .unwrap_or_else(|| format!("upstream-{}-{i}", input.round()));
+                if params
+                    .get("_meta")
+                    .is_some_and(|m| m.as_object().is_some_and(Map::is_empty))
+                {
+                    if let Some(p) = params.as_object_mut() {
+                        p.remove("_meta");
+                    }
+                }
+                let request = json!({"method": ask.method, "params": params});
+                waiting.push(Waiting { key, request, reply });
+            }
+            // An ask the caller answered already (answers sent ahead, under
+            // the key the upstream uses) is answered at once.
+            let mut unanswered = Vec::with_capacity(waiting.len());
+            for w in waiting {
+                match input.answers().get(&w.key).filter(|a| !a.is_null()) {
+                    Some(answer) => drop(w.reply.send(Ok(answer.clone()))),
+                    None => unanswered.push(w),
+                }
+            }
+            let waiting = unanswered;
+            if waiting.is_empty() {
+                continue;
+            }
+            if let Err(halt) = check_capabilities(waiting.iter().map(|w| &w.request), input.capabilities()) {
+                // The caller cannot answer them: -32021 to the caller, as a
+                // server asking at 2026-07-28 answers; the upstream hears the
+                // same and its call is cancelled (when `call` is dropped).
+                if let Halt::Protocol(e) = &halt {
+                    for w in waiting {
+                        let _ = w.reply.send(Err(e.clone()));
+                    }
+                }
+                return Err(halt);
+            }
+            return self.ask(park, call, waiting, input);
+        }
+    }
+
+    /// Parks `call` and asks its caller `waiting`, in one round.
+    fn ask(&self, park: String, call: Call, waiting: Vec<Waiting>, input: &Input) -> Flow<Value> {
+        input.save(&Resume {
+            upstream: None,
+            park: Some(park.clone()),
+        })?;
+        let requests: Map<String, Value> = waiting.iter().map(|w| (w.key.clone(), w.request.clone())).collect();
+        self.routes.set_parked(call.id, true);
+        self.park(park, Parked { call, waiting });
+        Err(Halt::Ask(InputRequired {
+            input_requests: requests,
+            request_state: None,
+        }))
+    }
+
+    /// Sends the request; its result and the asks about it arrive on the call.
+    fn start(&self, method: &str, params: Map<String, Value>, progress: bool) -> Call {
+        let id = self.client.next_id();
+        let (asks_tx, asks) = mpsc::channel(4);
+        let route = Route {
+            id,
+            asks: asks_tx,
+            parked: Arc::default(),
+        };
+        self.routes.lock().insert(id, route);
+        let (done_tx, done) = oneshot::channel();
+        let client = self.client.clone();
+        let routes = self.routes.clone();
+        let method = method.to_owned();
+        tokio::spawn(async move {
+            let token = progress.then_some(id);
+            let result = client.request_as(id, &method, Value::Object(params), token).await;
+            routes.lock().remove(&id);
+            let _ = done_tx.send(result);
+        });
+        Call {
+            id,
+            done,
+            asks,
+            routes: self.routes.clone(),
+            client: self.client.clone(),
+            finished: false,
+        }
+    }
+
+    /// Waits for a call that cannot ask (a 2026-07-28 upstream's), passing
+    /// its progress on and its cancellation up.
+    async fn finish(&self, mut call: Call, ctx: &Context) -> Flow<Value> {
+        let mut notes = self.client.notifications();
+        loop {
+            tokio::select! {
+                done = &mut call.done => {
+                    call.finished = true;
+                    return done
+                        .unwrap_or_else(|_| Err(ClientError::Closed { upstream: self.client.name().to_owned(), why: "the call was dropped".into() }))
+                        .map_err(|e| self.failed(e));
+                }
+                note = notes.recv() => {
+                    if let Ok(note) = note {
+                        self.pass_on(&note, call.id, ctx);
+                    }
+                }
+                _ = cancelled(ctx.cancellation()) => {
+                    return Err(Halt::Protocol(McpError::internal("the call was cancelled")));
+                }
+            }
+        }
+    }
+
+    /// Keeps a call for its caller's next round, at most [`PARK_TTL`]
+    /// (then it is dropped, which cancels it upstream).
+    fn park(&self, park: String, parked: Parked) {
+        self.parked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(park.clone(), parked);
+        let table = self.parked.clone();
+        let upstream = self.client.name().to_owned();
+        tokio::spawn(async move {
+            tokio::time::sleep(PARK_TTL).await;
+            let expired = table.lock().unwrap_or_else(|p| p.into_inner()).remove(&park);
+            if expired.is_some() {
+                tracing::info!(upstream = %upstream, "a call waited {} s for its caller's answer: cancelled", PARK_TTL.as_secs());
+            }
+        });
+    }
+
+    /// An upstream's progress on request `id`, and its log messages about
+    /// it, passed to the caller. A log message the transport does not tie to
+    /// a request is taken to be about the only open call not waiting for an
+    /// answer; when that is not one call it is not passed on (it could be
+    /// another caller's).
+    fn pass_on(&self, note: &Note, id: i64, ctx: &Context) {
+        let params = &note.message["params"];
+        match note.message["method"].as_str() {
+            Some("notifications/progress") if params["progressToken"] == json!(id) => {
+                if let Some(progress) = params["progress"].as_f64() {
+                    ctx.progress(progress, params["total"].as_f64(), params["message"].as_str());
+                }
+            }
+            Some("notifications/message") => {
+                let about = note.related.or_else(|| self.routes.find_id(None));
+                if about == Some(id) {
+                    if let Ok(level) = serde_json::from_value::<LoggingLevel>(params["level"].clone()) {
+                        ctx.log(level, params["logger"].as_str(), &params["data"]);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Resolves when `cancel` fires.
+async fn cancelled(cancel: &Cancellation) {
+    cancel.cancelled().await;
+}
+
+/// The error of a round whose parked call is not on this replica.
+fn not_parked(upstream: &str) -> McpError {
+    McpError::internal(format!(
+        "the call to upstream `{upstream}` that this answer belongs to is not open here: it ended, \
+         waited too long, or another replica holds it; call again"
+    ))
+    .with_data(json!({"upstream": upstream, "retryable": true}))
+}
+
+/// -32021 when the caller lacks a capability one of `asks` needs.
+fn check_capabilities<'a>(asks: impl IntoIterator<Item = &'a Value>, caps: &ClientCapabilities) -> Result<(), Halt> {
+    let mut missing = Map::new();
+    for ask in asks {
+        let needed = match ask["method"].as_str().unwrap_or_default() {
+            "elicitation/create" if ask["params"]["mode"] == "url" => ClientCapability::ElicitationUrl,
+            "elicitation/create" => ClientCapability::ElicitationForm,
+            "sampling/createMessage" => ClientCapability::Sampling,
+            "roots/list" => ClientCapability::Roots,
+            _ => continue,
+        };
+        if !needed.is_declared_in(caps) {
+            needed.add_to(&mut missing);
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(Halt::Protocol(McpError::missing_capability(Value::Object(missing))))
+    }
+}

@@ -1,0 +1,296 @@
+//! Proxying (the `client` feature): another MCP server's tools, prompts,
+//! resources and templates served as this server's own, named under a
+//! prefix like a [`mount`](crate::ServerBuilder::mount) (`prefix_name`; an
+//! empty prefix serves them under their own names). The upstream is reached
+//! when the server starts, in the background, and again with backoff while
+//! it cannot be: an upstream that is down serves nothing and says why in
+//! the log, and the rest of the server serves meanwhile. Its lists are read
+//! then, and again on its list-change notifications and after a stdio
+//! upstream is restarted. Calls go through [`forward`].
+
+mod forward;
+
+use crate::calls::Calls;
+use crate::client::{ClientBuilder, Era};
+use crate::error::McpError;
+use crate::mrtr::{Flow, Halt};
+use crate::protocol::{CallToolResult, ClientCapabilities, GetPromptResult, ReadResourceResult, ResourceContents};
+use crate::server::entry::{CompleteRelay, Completer};
+use crate::server::{BuildError, Entries, EntryNames, PromptEntry, ResourceEntry, Server, ServerBuilder, ToolEntry};
+use forward::{Routes, Upstream};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+impl ServerBuilder {
+    /// Serves `upstream`'s tools, prompts, resources and resource templates
+    /// as this server's own: tools and prompts named `prefix_name` (as
+    /// [`mount`](Self::mount) names them; `""` keeps their names), resources
+    /// under their own URIs. Arguments, results (`structuredContent`,
+    /// `_meta`, `isError`), progress and cancellation pass through; an
+    /// upstream's error keeps its code and message, a transport failure is
+    /// -32603 naming the upstream. The upstream's asks reach the caller as
+    /// `input_required` rounds, whichever era it speaks. The caller's token
+    /// is never sent upstream: give the upstream its own credentials on
+    /// `upstream` ([`ClientBuilder::bearer`], [`ClientBuilder::header`]).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::Client;
+    /// use mcp_runtime::Server;
+    ///
+    /// let server = Server::builder()
+    ///     .proxy("files", Client::stdio("npx", ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]))
+    ///     .proxy("", Client::http("https://mcp.example.com/mcp").bearer("upstream-token"))
+    ///     .build()?;
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// ```
+    pub fn proxy(self, prefix: impl Into<String>, upstream: ClientBuilder) -> Self {
+        self.proxy_scoped(prefix, upstream, Vec::<String>::new())
+    }
+
+    /// [`proxy`](Self::proxy), with every proxied item asking its callers
+    /// for `scopes` (as [`ToolEntry::scopes`] does).
+    pub fn proxy_scoped(
+        self,
+        prefix: impl Into<String>,
+        upstream: ClientBuilder,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let prefix = prefix.into();
+        if !prefix.is_empty() && !crate::server::mount::valid_prefix(&prefix) {
+            return self.refuse(BuildError::InvalidMountPrefix(prefix));
+        }
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        self.on_start(move |server| {
+            tokio::spawn(serve(server.clone(), prefix, upstream, scopes));
+        })
+    }
+}
+
+/// Everything a client of the gateway may be asked, declared upstream.
+fn forwarded_capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+        "roots": {}
+    }))
+    .unwrap_or_default()
+}
+
+/// Connects (with backoff), serves the upstream's lists and keeps them
+/// current until the server is dropped.
+async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: Vec<String>) {
+    let routes = Routes::default();
+    let name: Arc<str> = Arc::from(upstream.upstream_name());
+    let upstream = upstream
+        .capabilities(forwarded_capabilities())
+        // Every message: each caller gets those at its own level.
+        .log_level(crate::protocol::LoggingLevel::Debug)
+        .on_ask(routes.answerer(name.clone()));
+    let mut wait = Duration::from_millis(500);
+    let client = loop {
+        match upstream.clone().connect().await {
+            Ok(client) => break client,
+            Err(e) => {
+                tracing::warn!(upstream = %name, "cannot reach the upstream: {e}; its items are not served; next try in {} ms", wait.as_millis());
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(30));
+            }
+        }
+    };
+    let era = match client.era() {
+        Some(Era::Latest) => crate::protocol::LATEST_PROTOCOL_VERSION.to_owned(),
+        _ => client.protocol_version().unwrap_or_default(),
+    };
+    let server_name = client.server_info().map(|i| i.name).unwrap_or_default();
+    tracing::info!(upstream = %name, "proxying {server_name} ({era}) under {:?}", prefix);
+    let upstream = Arc::new(Upstream::new(client.clone(), routes));
+    let weak = server.downgrade();
+    drop(server);
+    let mut served = EntryNames::default();
+    let mut connections = client.connections();
+    let mut notes = client.notifications();
+    loop {
+        if let Err(e) = client.listen().await {
+            tracing::debug!(upstream = %name, "no list-change stream: {e}");
+        }
+        let Some(server) = weak.upgrade() else {
+            return;
+        };
+        sync(&server, &upstream, &prefix, &scopes, &mut served).await;
+        drop(server);
+        loop {
+            tokio::select! {
+                changed = connections.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    break;
+                }
+                note = notes.recv() => match note {
+                    Ok(note) if note.message["method"].as_str().is_some_and(|m| m.ends_with("/list_changed")) => break,
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                },
+            }
+        }
+    }
+}
+
+/// Reads the upstream's lists and serves them in place of what it served.
+async fn sync(server: &Server, upstream: &Arc<Upstream>, prefix: &str, scopes: &[String], served: &mut EntryNames) {
+    let name = upstream.client.name().to_owned();
+    let entries = match read_lists(upstream, prefix, scopes).await {
+        Ok(entries) => entries,
+        Err(e) => {
+            tracing::warn!(upstream = %name, "cannot read the upstream's lists: {e}; serving what was read before");
+            return;
+        }
+    };
+    let names = entries.names();
+    let counts = (names.tools.len(), names.prompts.len(), names.resources.len());
+    match server.swap_entries(served, entries) {
+        Ok(()) => {
+            *served = names;
+            tracing::info!(upstream = %name, "serving {} tools, {} prompts, {} resources and templates", counts.0, counts.1, counts.2);
+        }
+        Err(e) => tracing::warn!(upstream = %name, "cannot serve the upstream's items: {e}"),
+    }
+}
+
+/// `prefix_name`, or `name` under the empty prefix.
+fn prefixed(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}_{name}")
+    }
+}
+
+/// The upstream's items as entries of this server.
+async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -> Result<Entries, McpError> {
+    let client = &upstream.client;
+    let offers = client.server_capabilities().unwrap_or_default();
+    let mut entries = Entries::default();
+    if offers.tools.is_some() {
+        for mut tool in client.list_tools().await? {
+            let own = std::mem::take(&mut tool.name);
+            tool.name = prefixed(prefix, &own);
+            let up = upstream.clone();
+            let entry = ToolEntry::dynamic(tool, move |args, ctx| {
+                let up = up.clone();
+                let own = own.clone();
+                async move {
+                    let mut params = Map::new();
+                    params.insert("name".into(), Value::String(own));
+                    params.insert("arguments".into(), Value::Object(args));
+                    let result = up.forward("tools/call", params, &ctx).await?;
+                    read::<CallToolResult>(result, up.client.name())
+                }
+            });
+            entries.tools.push(entry.scopes(scopes.iter().cloned()));
+        }
+    }
+    if offers.prompts.is_some() {
+        for mut prompt in client.list_prompts().await? {
+            let own = std::mem::take(&mut prompt.name);
+            prompt.name = prefixed(prefix, &own);
+            let own_name = own.clone();
+            let up = upstream.clone();
+            let entry = PromptEntry::dynamic(prompt, move |args, ctx| {
+                let up = up.clone();
+                let own = own.clone();
+                async move {
+                    let mut params = Map::new();
+                    params.insert("name".into(), Value::String(own));
+                    params.insert("arguments".into(), Value::Object(args));
+                    let result = up.forward("prompts/get", params, &ctx).await?;
+                    read::<GetPromptResult>(result, up.client.name())
+                }
+            });
+            let mut entry = entry.scopes(scopes.iter().cloned());
+            if offers.completions.is_some() {
+                entry
+                    .completers
+                    .push(Completer::relayed(relay(upstream, Some(own_name))));
+            }
+            entries.prompts.push(entry);
+        }
+    }
+    if offers.resources.is_some() {
+        for resource in client.list_resources().await? {
+            let entry = ResourceEntry::dynamic(resource, read_through(upstream));
+            entries.resources.push(entry.scopes(scopes.iter().cloned()));
+        }
+        for template in client.list_resource_templates().await? {
+            match ResourceEntry::dynamic_template(template.clone(), read_through(upstream)) {
+                Ok(entry) => {
+                    let mut entry = entry.scopes(scopes.iter().cloned());
+                    if offers.completions.is_some() {
+                        entry.completers.push(Completer::relayed(relay(upstream, None)));
+                    }
+                    entries.resources.push(entry)
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %client.name(), "template {:?} not served: {e}", template.uri_template)
+                }
+            }
+        }
+    }
+    Ok(entries)
+}
+
+/// Completions from the upstream: the request as the caller sent it, the
+/// prompt named as the upstream names it (`prompt`), without our `_meta`.
+fn relay(upstream: &Arc<Upstream>, prompt: Option<String>) -> CompleteRelay {
+    let up = upstream.clone();
+    Arc::new(move |mut params: Value| {
+        let up = up.clone();
+        if let Some(object) = params.as_object_mut() {
+            object.remove("_meta");
+        }
+        if let Some(name) = &prompt {
+            params["ref"]["name"] = Value::String(name.clone());
+        }
+        Box::pin(async move {
+            let mut result = up.client.request("completion/complete", params).await?;
+            Ok(result["completion"].take())
+        })
+    })
+}
+
+/// What a forwarded read returns.
+type ReadFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Flow<Vec<ResourceContents>>> + Send>>;
+
+/// A read handler that forwards `resources/read`.
+fn read_through(
+    upstream: &Arc<Upstream>,
+) -> impl Fn(String, crate::server::Context) -> ReadFuture + Send + Sync + 'static {
+    let up = upstream.clone();
+    move |uri, ctx| {
+        let up = up.clone();
+        Box::pin(async move {
+            let mut params = Map::new();
+            params.insert("uri".into(), Value::String(uri));
+            let result = up.forward("resources/read", params, &ctx).await?;
+            read::<ReadResourceResult>(result, up.client.name()).map(|r| r.contents)
+        })
+    }
+}
+
+/// Reads an upstream's result as `T`: one that does not read is -32603
+/// naming the upstream.
+fn read<T: serde::de::DeserializeOwned>(mut result: Value, upstream: &str) -> Flow<T> {
+    // A 2025-11-25 result has no cache hints: this server's are "not cached".
+    if let Some(object) = result.as_object_mut() {
+        object.entry("ttlMs").or_insert(json!(0));
+        object.entry("cacheScope").or_insert(json!("private"));
+    }
+    serde_json::from_value(result).map_err(|e| {
+        Halt::Protocol(
+            McpError::internal(format!("upstream `{upstream}` sent a result that does not read: {e}"))
+                .with_data(json!({"upstream": upstream})),
+        )
+    })
+}

@@ -8,7 +8,9 @@
 #     conformance REVISION: N passed, M failed    (scored scenarios)
 #     not scored: N passed, M failed
 # With MCP_CONFORMANCE_VIA_GATEWAY=ERA (2026-07-28 or 2025-11-25) the server under test is
-# examples/gateway with one transparent upstream, examples/everything over stdio spoken to in ERA.
+# examples/gateway with one transparent upstream, examples/everything over stdio spoken to in ERA;
+# the expected failures are then scripts/conformance-baseline-via-ERA-REVISION's, and the Skills
+# scenarios are not run (the gateway does not proxy skills).
 # and, for 2026-07-28, the Skills extension's scenarios (sep-2640-*: extension scenarios, in no
 # requirement set, so run one by one, forced: --scenario NAME --spec-version 2026-07-28 --force):
 #     skills (sep-2640, forced): N passed, M failed (C checks, S skipped)
@@ -173,8 +175,10 @@ for rev in "$@"; do
     -o "$out" >"$out/stdout.txt" 2>"$out/stderr.txt"
   suite_rc=$?
   [ "$suite_rc" -eq 124 ] && echo "conformance: the suite hit the ${CONFORMANCE_RUN_TIMEOUT_S:-900}s cap" >&2
+  baseline=$scripts/conformance-baseline-$rev
+  [ -n "$via" ] && baseline=$scripts/conformance-baseline-via-$via-$rev
   SUITE_DIR=$suite REV=$rev OUT=$out URL=$url SUITE_RC=$suite_rc ELAPSED=$(( $(date +%s) - start )) \
-  BASELINE_FILE=$scripts/conformance-baseline-$rev REQUIRED_NOT_SCORED=$REQUIRED_NOT_SCORED \
+  BASELINE_FILE=$baseline REQUIRED_NOT_SCORED=$REQUIRED_NOT_SCORED \
     "$node" "$scripts/conformance-report.js"
   rc=$?
   case "$rc" in
@@ -185,7 +189,8 @@ for rev in "$@"; do
   esac
   alive "$pid" || { echo "conformance: the server died during the $rev run" >&2; status=5; pid=""; break; }
   # The Skills extension (SEP-2640) is written against 2026-07-28: its scenarios run there.
-  [ "$rev" = 2026-07-28 ] || continue
+  # The gateway does not proxy skills: through it they are not run.
+  [ "$rev" = 2026-07-28 ] && [ -z "$via" ] || continue
   skills_out=$out/skills
   mkdir -p "$skills_out" || die 5 "cannot create $skills_out"
   for scenario in $SKILLS_SCENARIOS; do

@@ -1,0 +1,334 @@
+//! Proxying, end to end, with `examples/everything` as the upstream: a real
+//! process over stdio (and over Streamable HTTP), spoken to in each era.
+//! Calls through the proxy (a tool, an elicitation round in both eras, a
+//! resource, a prompt, a completion), an upstream killed mid-call (a clear
+//! error naming it, the restart, the next call served), an upstream that
+//! cannot start (the others are served), a round answered on a replica
+//! where the call is not parked (a retryable error), and the client alone
+//! against the upstream over HTTP in both eras.
+
+mod support;
+
+use mcp_runtime::client::{Calls, Client, Era};
+use mcp_runtime::testing::TestClient;
+use mcp_runtime::Server;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+fn everything() -> String {
+    support::example_binary("everything").display().to_string()
+}
+
+/// A server that proxies `upstreams` (prefix, client), started.
+fn gateway(upstreams: Vec<(&str, mcp_runtime::client::ClientBuilder)>) -> Server {
+    let mut builder = Server::builder();
+    for (prefix, client) in upstreams {
+        builder = builder.proxy(prefix, client);
+    }
+    let server = builder.build().expect("the gateway builds");
+    server.start();
+    server
+}
+
+/// Waits until the client lists `tool` (the upstream connects after start).
+async fn until_listed(client: &TestClient, tool: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let names: Vec<String> = match client.list_tools().await {
+            Ok(tools) => tools.into_iter().map(|t| t.name).collect(),
+            Err(_) => Vec::new(),
+        };
+        if names.iter().any(|n| n == tool) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{tool} not listed within 30 s: {names:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn elicit_ada(_: &serde_json::Value) -> serde_json::Value {
+    json!({"action": "accept", "content": {"name": "Ada"}})
+}
+
+/// A tool, an elicitation round, a resource, a prompt and a completion
+/// through the proxy, with the upstream spoken to in `era`.
+async fn calls_pass_through(era: Era) {
+    let server = gateway(vec![(
+        "ev",
+        Client::stdio(everything(), Vec::<String>::new()).name("ev").era(era),
+    )]);
+    let client = TestClient::new(&server).on_elicit(elicit_ada);
+    until_listed(&client, "ev_test_simple_text").await;
+
+    // What the proxy emits is what the schema says, whatever the upstream's era.
+    for (method, params, def) in [
+        ("tools/list", json!({}), "ListToolsResult"),
+        ("prompts/list", json!({}), "ListPromptsResult"),
+        ("resources/list", json!({}), "ListResourcesResult"),
+        ("resources/templates/list", json!({}), "ListResourceTemplatesResult"),
+        (
+            "tools/call",
+            json!({"name": "ev_test_image_content", "arguments": {}}),
+            "CallToolResult",
+        ),
+        (
+            "resources/read",
+            json!({"uri": "test://static-text"}),
+            "ReadResourceResult",
+        ),
+    ] {
+        let result = client.request(method, params).await.expect(method);
+        support::assert_valid("2026-07-28", def, &result);
+    }
+    let asked = client
+        .request(
+            "tools/call",
+            json!({"name": "ev_test_input_required_result_elicitation", "arguments": {}}),
+        )
+        .await
+        .expect("round 1");
+    support::assert_valid("2026-07-28", "InputRequiredResult", &asked);
+
+    let text = client
+        .call_tool("ev_test_simple_text", json!({}))
+        .await
+        .expect("a call");
+    assert_eq!(text.text(), "This is a simple text response for testing.");
+    let greeted = client
+        .call_tool("ev_greet", json!({"name": "Grace"}))
+        .await
+        .expect("a call");
+    assert_eq!(greeted.text(), "Hello, Grace!");
+
+    // The upstream asks mid-call (2025-11-25) or with input_required
+    // (2026-07-28): either way the caller gets one round, under the key the
+    // upstream's handler used.
+    let rounds = client.rounds();
+    let hello = client
+        .call_tool("ev_test_input_required_result_elicitation", json!({}))
+        .await
+        .expect("a call with an elicitation");
+    assert_eq!(hello.text(), "Hello, Ada!");
+    assert_eq!(client.rounds(), rounds + 1);
+
+    let error = client
+        .call_tool("ev_test_error_handling", json!({}))
+        .await
+        .expect("a tool error");
+    assert_eq!(error.is_error, Some(true));
+
+    let read = client.read_resource("test://static-text").await.expect("a read");
+    assert!(!read.contents.is_empty());
+    let prompt = client
+        .get_prompt("ev_test_prompt_with_arguments", json!({"arg1": "a", "arg2": "b"}))
+        .await
+        .expect("a prompt");
+    assert!(!prompt.messages.is_empty());
+    let unknown = client.call_tool("ev_no_such_tool", json!({})).await;
+    assert!(unknown.is_err(), "{unknown:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_pass_through_to_a_2026_upstream() {
+    calls_pass_through(Era::Latest).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_pass_through_to_a_2025_upstream() {
+    calls_pass_through(Era::Legacy).await;
+}
+
+/// The upstream process killed in the middle of a call: the call fails
+/// with an error naming the upstream, the process is started again, and
+/// the next call is served.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_upstream_killed_mid_call_is_restarted() {
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let pid_file = dir.join("pid");
+    // The shell writes its pid, then becomes the upstream (exec): that pid is the upstream's.
+    let script = format!("echo $$ > '{}'; exec '{}'", pid_file.display(), everything());
+    let upstream = Client::stdio("sh", ["-c".to_owned(), script])
+        .name("ev")
+        .era(Era::Legacy);
+    let server = gateway(vec![("ev", upstream)]);
+    let client = TestClient::new(&server);
+    until_listed(&client, "ev_slow_compute").await;
+    let first_pid = std::fs::read_to_string(&pid_file).expect("the pid").trim().to_owned();
+
+    let caller = client.clone();
+    let call = tokio::spawn(async move { caller.call_tool("ev_slow_compute", json!({"seconds": 30})).await });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &first_pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let outcome = tokio::time::timeout(Duration::from_secs(10), call)
+        .await
+        .expect("the call ends when its upstream dies")
+        .expect("the task");
+    let error = outcome.expect_err("the call fails");
+    assert_eq!(error.code().0, -32603, "{error:?}");
+    assert!(error.message().contains("upstream `ev`"), "{error:?}");
+    assert_eq!(
+        error.data().map(|d| d["upstream"].clone()),
+        Some(json!("ev")),
+        "{error:?}"
+    );
+
+    // Started again (with backoff from half a second), then serving.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match client.call_tool("ev_greet", json!({"name": "again"})).await {
+            Ok(result) => {
+                assert_eq!(result.text(), "Hello, again!");
+                break;
+            }
+            Err(e) => assert!(Instant::now() < deadline, "not served again within 20 s: {e:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let second_pid = std::fs::read_to_string(&pid_file).expect("the pid").trim().to_owned();
+    assert_ne!(first_pid, second_pid, "a new process");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One upstream that cannot start does not keep the other from being served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_cannot_start_leaves_the_others_served() {
+    let server = gateway(vec![
+        (
+            "broken",
+            Client::stdio("/nonexistent/mcp-server", Vec::<String>::new()).name("broken"),
+        ),
+        ("ev", Client::stdio(everything(), Vec::<String>::new()).name("ev")),
+    ]);
+    let client = TestClient::new(&server);
+    until_listed(&client, "ev_greet").await;
+    let names: Vec<String> = client
+        .list_tools()
+        .await
+        .expect("a list")
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with("broken_")), "{names:?}");
+    let greeted = client
+        .call_tool("ev_greet", json!({"name": "Ada"}))
+        .await
+        .expect("a call");
+    assert_eq!(greeted.text(), "Hello, Ada!");
+}
+
+/// A 2025-11-25 upstream's call is parked on the replica that asked: the
+/// answer sent to another replica is refused with a retryable error that
+/// names the upstream, and the replica that holds the call finishes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_on_another_replica_gets_a_retryable_error() {
+    // Replicas share their requestState keys.
+    let key = [7u8; 32];
+    let replica = |key: [u8; 32]| {
+        let server = Server::builder()
+            .request_state_keys(vec![key])
+            .proxy(
+                "ev",
+                Client::stdio(everything(), Vec::<String>::new())
+                    .name("ev")
+                    .era(Era::Legacy),
+            )
+            .build()
+            .expect("a replica");
+        server.start();
+        server
+    };
+    let (a, b) = (replica(key), replica(key));
+    let on_a = TestClient::new(&a).on_elicit(elicit_ada);
+    let on_b = TestClient::new(&b).on_elicit(elicit_ada);
+    until_listed(&on_a, "ev_test_input_required_result_elicitation").await;
+    until_listed(&on_b, "ev_test_input_required_result_elicitation").await;
+
+    let call = json!({"name": "ev_test_input_required_result_elicitation", "arguments": {}});
+    let asked = on_a.request("tools/call", call.clone()).await.expect("round 1");
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    let state = asked["requestState"].clone();
+    let key = asked["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("an ask");
+    let mut answer = call.clone();
+    answer["inputResponses"] = json!({ key.clone(): elicit_ada(&json!({})) });
+    answer["requestState"] = state;
+
+    let refused = on_b
+        .request("tools/call", answer.clone())
+        .await
+        .expect_err("not parked on b");
+    assert_eq!(refused.code().0, -32603, "{refused:?}");
+    assert_eq!(
+        refused.data().map(|d| d["retryable"].clone()),
+        Some(json!(true)),
+        "{refused:?}"
+    );
+    assert!(refused.message().contains("upstream `ev`"), "{refused:?}");
+
+    let done = on_a.request("tools/call", answer).await.expect("round 2 on a");
+    assert_eq!(done["content"][0]["text"], "Hello, Ada!", "{done}");
+}
+
+/// The client alone, over Streamable HTTP, against a server in each era.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_speaks_http_in_both_eras() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut child = std::process::Command::new(everything())
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("everything starts");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut outcome = Ok(());
+    for era in [None, Some(Era::Legacy)] {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let connected = loop {
+            let mut builder = Client::http(&url).on_ask(|ask| async move {
+                assert_eq!(ask.method, "elicitation/create");
+                Ok(elicit_ada(&ask.params))
+            });
+            builder = builder
+                .capabilities(serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities"));
+            if let Some(era) = era {
+                builder = builder.era(era);
+            }
+            match builder.connect().await {
+                Ok(client) => break client,
+                Err(e) if Instant::now() < deadline => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("cannot connect: {e}"),
+            }
+        };
+        let wanted = era.unwrap_or(Era::Latest);
+        if connected.era() != Some(wanted) {
+            outcome = Err(format!("{:?} instead of {wanted:?}", connected.era()));
+            break;
+        }
+        let tools = connected.list_tools().await.expect("a list");
+        assert!(tools.iter().any(|t| t.name == "greet"));
+        let hello = connected
+            .call_tool("test_input_required_result_elicitation", json!({}))
+            .await
+            .expect("a call with an elicitation");
+        assert_eq!(hello.text(), "Hello, Ada!");
+        let failed = connected.request("tools/call", json!({"name": "no_such_tool"})).await;
+        assert!(failed.is_err(), "{failed:?}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    outcome.expect("the era found");
+}

@@ -607,3 +607,32 @@ async fn a_caller_opening_sessions_in_a_loop_ends_only_its_own() {
     assert_eq!(ping("mallory", first).await, 404, "mallory's oldest made room");
     assert_eq!(ping("mallory", last).await, 200, "mallory's newest is served");
 }
+
+/// A 2025-11-25 session's JSON-RPC errors go with 200: that era's clients
+/// take a 4xx for a transport failure, and a 404 for a session that ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_session_gets_its_json_rpc_errors_with_200() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    let headers = [JSON, ACCEPT, sid, ("mcp-protocol-version", "2025-11-25")];
+    for (n, method, params, code) in [
+        (2, "no/such_method", json!({}), -32601),
+        (
+            3,
+            "tools/call",
+            json!({"name": "no_such_tool", "arguments": {}}),
+            -32602,
+        ),
+        (4, "resources/read", json!({"uri": "nowhere://x"}), -32602),
+    ] {
+        let r = http(addr, "POST", &headers, &legacy(n, method, params)).await;
+        assert_eq!(r.status, 200, "{method}: {:?}", r.messages());
+        let message = &r.messages()[0];
+        validate_legacy(message, Some(method));
+        assert_eq!(message["error"]["code"], code, "{method}: {message}");
+    }
+    // The session still serves.
+    let ping = http(addr, "POST", &headers, &legacy(5, "ping", json!({}))).await;
+    assert_eq!(ping.status, 200);
+}

@@ -422,6 +422,7 @@ impl Inner {
             }
         }
         live.era = Era::Legacy;
+        live.version = LEGACY_PROTOCOL_VERSION.to_owned();
         self.initialize(&mut live).await?;
         Ok(Arc::new(live))
     }
@@ -553,11 +554,12 @@ impl Inner {
         }
         .map(str::to_owned);
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        // `initialize` goes without a version header: the version is what it agrees.
         let head = Head {
             id: Some(id),
             method: Some(method),
             name: name.as_deref(),
-            version: Some(&live.version),
+            version: (method != "initialize").then_some(live.version.as_str()),
         };
         let response = live.inbox.expect(id)?;
         if let Err(e) = live.link.send(&message, &head).await {

@@ -421,6 +421,10 @@ impl McpService {
     ) -> Response<McpBody> {
         let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
+        // A 2025-11-25 session's JSON-RPC errors go with 200, as that era's
+        // clients read them (a 4xx there is a transport failure; a 404 ends
+        // the session); authorization's and the rate limit's keep theirs.
+        let legacy = session.is_some();
         let scope = Scope {
             headers,
             outbound: Some(tx),
@@ -445,6 +449,10 @@ impl McpService {
             }
             done = &mut reply => {
                 guard.disarm();
+                let mut done = done;
+                if legacy && !matches!(done.status, 401 | 403 | 429) {
+                    done.status = 200;
+                }
                 let queued = rx.drain();
                 if queued.is_empty() {
                     let challenge = match &self.config.auth {

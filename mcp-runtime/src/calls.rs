@@ -69,15 +69,7 @@ pub trait Calls: Sync {
                 let mut task = self.send("tasks/get", json!({"taskId": task_id})).await?;
                 match task["status"].as_str().unwrap_or_default() {
                     "completed" => return Ok(task["result"].take()),
-                    "failed" => {
-                        let error = &task["error"];
-                        let code = error["code"]
-                            .as_i64()
-                            .and_then(|c| i32::try_from(c).ok())
-                            .unwrap_or(-32603);
-                        let message = error["message"].as_str().unwrap_or_default().to_owned();
-                        return Err(McpError::new(ErrorCode(code), message));
-                    }
+                    "failed" => return Err(error_of(&task["error"])),
                     "cancelled" => return Err(McpError::internal(format!("task {task_id} was cancelled"))),
                     "input_required" => {
                         let answers = self.answer(&task["inputRequests"]).await?;
@@ -168,6 +160,20 @@ async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
         }
     }
     Err(McpError::internal(format!("{method}: more than 10000 pages")))
+}
+
+/// A JSON-RPC error object as an [`McpError`]: its code, message and data.
+pub(crate) fn error_of(error: &Value) -> McpError {
+    let code = error["code"]
+        .as_i64()
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(-32603);
+    let message = error["message"].as_str().unwrap_or_default().to_owned();
+    let e = McpError::new(ErrorCode(code), message);
+    match error.get("data") {
+        Some(data) => e.with_data(data.clone()),
+        None => e,
+    }
 }
 
 /// Reads a result as `T`.

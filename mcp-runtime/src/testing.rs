@@ -32,9 +32,9 @@
 //! # }
 //! ```
 
-use crate::calls::Calls;
+use crate::calls::{error_of, Calls};
 use crate::dispatch::{handle_request, Scope};
-use crate::error::{ErrorCode, McpError};
+use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
 use crate::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, LoggingLevel, Prompt, ReadResourceResult, Resource,
@@ -613,19 +613,5 @@ impl Calls for TestClient {
 
     async fn answer(&self, asks: &Value) -> Result<Map<String, Value>, McpError> {
         TestClient::answer(self, asks)
-    }
-}
-
-/// A JSON-RPC error object as an [`McpError`].
-fn error_of(error: &Value) -> McpError {
-    let code = error["code"]
-        .as_i64()
-        .and_then(|c| i32::try_from(c).ok())
-        .unwrap_or(-32603);
-    let message = error["message"].as_str().unwrap_or_default().to_owned();
-    let e = McpError::new(ErrorCode(code), message);
-    match error.get("data") {
-        Some(data) => e.with_data(data.clone()),
-        None => e,
     }
 }

@@ -172,7 +172,7 @@ impl Shared {
     fn refused(&self, status: reqwest::StatusCode, body: &str) -> ClientError {
         if let Ok(message) = serde_json::from_str::<Value>(body) {
             if let Some(error) = message.get("error") {
-                return ClientError::Rpc(super::error_of(error));
+                return ClientError::Rpc(crate::calls::error_of(error));
             }
         }
         let body: String = body.chars().take(200).collect();

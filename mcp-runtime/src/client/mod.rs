@@ -31,7 +31,7 @@ mod stdio;
 
 pub use crate::calls::Calls;
 
-use crate::error::{ErrorCode, McpError};
+use crate::error::McpError;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 pub use inbox::Note;
 use inbox::{Inbox, Incoming};
@@ -683,20 +683,6 @@ async fn answer_asks(
 /// Resolves once the flag is true (or its sender is gone).
 async fn until(flag: &mut watch::Receiver<bool>) {
     let _ = flag.wait_for(|set| *set).await.map(|_| ());
-}
-
-/// A JSON-RPC error object as an [`McpError`].
-pub(crate) fn error_of(error: &Value) -> McpError {
-    let code = error["code"]
-        .as_i64()
-        .and_then(|c| i32::try_from(c).ok())
-        .unwrap_or(-32603);
-    let message = error["message"].as_str().unwrap_or_default().to_owned();
-    let e = McpError::new(ErrorCode(code), message);
-    match error.get("data") {
-        Some(data) => e.with_data(data.clone()),
-        None => e,
-    }
 }
 
 impl Client {

@@ -177,18 +177,7 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
         for mut tool in client.list_tools().await? {
             let own = std::mem::take(&mut tool.name);
             tool.name = prefixed(prefix, &own);
-            let up = upstream.clone();
-            let entry = ToolEntry::dynamic(tool, move |args, ctx| {
-                let up = up.clone();
-                let own = own.clone();
-                async move {
-                    let mut params = Map::new();
-                    params.insert("name".into(), Value::String(own));
-                    params.insert("arguments".into(), Value::Object(args));
-                    let result = up.forward("tools/call", params, &ctx).await?;
-                    read::<CallToolResult>(result, up.client.name())
-                }
-            });
+            let entry = ToolEntry::dynamic(tool, call_through::<CallToolResult>(upstream, "tools/call", own));
             entries.tools.push(entry.scopes(scopes.iter().cloned()));
         }
     }
@@ -197,18 +186,7 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
             let own = std::mem::take(&mut prompt.name);
             prompt.name = prefixed(prefix, &own);
             let own_name = own.clone();
-            let up = upstream.clone();
-            let entry = PromptEntry::dynamic(prompt, move |args, ctx| {
-                let up = up.clone();
-                let own = own.clone();
-                async move {
-                    let mut params = Map::new();
-                    params.insert("name".into(), Value::String(own));
-                    params.insert("arguments".into(), Value::Object(args));
-                    let result = up.forward("prompts/get", params, &ctx).await?;
-                    read::<GetPromptResult>(result, up.client.name())
-                }
-            });
+            let entry = PromptEntry::dynamic(prompt, call_through::<GetPromptResult>(upstream, "prompts/get", own));
             let mut entry = entry.scopes(scopes.iter().cloned());
             if offers.completions.is_some() {
                 entry
@@ -258,6 +236,30 @@ fn relay(upstream: &Arc<Upstream>, prompt: Option<String>) -> CompleteRelay {
             Ok(result["completion"].take())
         })
     })
+}
+
+/// What a forwarded call returns.
+type CallFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = Flow<T>> + Send>>;
+
+/// A handler that forwards `method` (`tools/call`, `prompts/get`) of the
+/// item the upstream names `own`, with the caller's arguments.
+fn call_through<T: serde::de::DeserializeOwned + 'static>(
+    upstream: &Arc<Upstream>,
+    method: &'static str,
+    own: String,
+) -> impl Fn(Map<String, Value>, crate::server::Context) -> CallFuture<T> + Send + Sync + 'static {
+    let up = upstream.clone();
+    move |args, ctx| {
+        let up = up.clone();
+        let own = own.clone();
+        Box::pin(async move {
+            let mut params = Map::new();
+            params.insert("name".into(), Value::String(own));
+            params.insert("arguments".into(), Value::Object(args));
+            let result = up.forward(method, params, &ctx).await?;
+            read::<T>(result, up.client.name())
+        })
+    }
 }
 
 /// What a forwarded read returns.

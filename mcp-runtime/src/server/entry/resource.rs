@@ -213,9 +213,23 @@ impl ResourceEntry {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoResourceContents,
     {
-        let mime = resource.mime_type.clone();
-        let uri = resource.uri.clone();
         let listing = serde_json::to_value(&resource).unwrap_or_default();
+        ResourceEntry::run_time(resource.uri, None, listing, resource.mime_type, handler)
+    }
+
+    /// An entry defined at run time, read by `handler` with the URI read.
+    fn run_time<F, Fut, R>(
+        uri: String,
+        template: Option<UriTemplate>,
+        listing: serde_json::Value,
+        mime: Option<String>,
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(String, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoResourceContents,
+    {
         let handler: ResourceHandler = Arc::new(move |uri: &str, _vars: &[(String, String)], ctx| {
             let fut = handler(uri.to_owned(), ctx);
             let (uri, mime) = (uri.to_owned(), mime.clone());
@@ -223,7 +237,7 @@ impl ResourceEntry {
         });
         ResourceEntry {
             uri,
-            template: None,
+            template,
             listing,
             ttl_ms: 0,
             cache_scope: CacheScope::Private,
@@ -245,27 +259,19 @@ impl ResourceEntry {
         R: IntoResourceContents,
     {
         let parsed = UriTemplate::parse(&template.uri_template)?;
-        let mime = template.mime_type.clone();
-        let uri = template.uri_template.clone();
         let listing = serde_json::to_value(&template).map_err(|e| e.to_string())?;
-        let handler: ResourceHandler = Arc::new(move |uri: &str, _vars: &[(String, String)], ctx| {
-            let fut = handler(uri.to_owned(), ctx);
-            let (uri, mime) = (uri.to_owned(), mime.clone());
-            Box::pin(async move { fut.await.into_contents(&uri, mime.as_deref()) })
-        });
-        Ok(ResourceEntry {
-            uri,
-            template: Some(parsed),
+        let ResourceTemplate {
+            uri_template,
+            mime_type,
+            ..
+        } = template;
+        Ok(ResourceEntry::run_time(
+            uri_template,
+            Some(parsed),
             listing,
-            ttl_ms: 0,
-            cache_scope: CacheScope::Private,
+            mime_type,
             handler,
-            completers: Vec::new(),
-            scopes: Vec::new(),
-            visible: None,
-            app: false,
-            location: "dynamic",
-        })
+        ))
     }
 
     /// The OAuth scopes a caller needs (see [`ToolEntry::scopes`](crate::ToolEntry::scopes)).

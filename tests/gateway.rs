@@ -140,8 +140,8 @@ async fn calls_pass_through_to_a_2025_upstream() {
 
 /// The upstream process killed in the middle of a call: the call fails
 /// with an error naming the upstream, the process is started again, and
-/// the next call is served.
-#[cfg(unix)]
+/// the next call is served; the server dropped, the process ends.
+#[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_upstream_killed_mid_call_is_restarted() {
     let dir = std::env::temp_dir().join(format!("mcp-gateway-kill-{}", std::process::id()));
@@ -192,7 +192,32 @@ async fn a_stdio_upstream_killed_mid_call_is_restarted() {
     }
     let second_pid = std::fs::read_to_string(&pid_file).expect("the pid").trim().to_owned();
     assert_ne!(first_pid, second_pid, "a new process");
+
+    // The server dropped, its upstream process ends with it.
+    drop(client);
+    drop(server);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let alive = || std::path::Path::new(&format!("/proc/{second_pid}")).exists() && !zombie(&second_pid);
+    while alive() {
+        assert!(
+            Instant::now() < deadline,
+            "the upstream {second_pid} outlived its server"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether process `pid` has exited and waits to be reaped.
+#[cfg(target_os = "linux")]
+fn zombie(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(true)
 }
 
 /// One upstream that cannot start does not keep the other from being served.

@@ -80,6 +80,8 @@ fn forwarded_capabilities() -> ClientCapabilities {
 /// Connects (with backoff), serves the upstream's lists and keeps them
 /// current until the server is dropped.
 async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: Vec<String>) {
+    let weak = server.downgrade();
+    drop(server);
     let routes = Routes::default();
     let name: Arc<str> = Arc::from(upstream.upstream_name());
     let upstream = upstream
@@ -91,6 +93,7 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: 
     let client = loop {
         match upstream.clone().connect().await {
             Ok(client) => break client,
+            Err(_) if weak.upgrade().is_none() => return,
             Err(e) => {
                 tracing::warn!(upstream = %name, "cannot reach the upstream: {e}; its items are not served; next try in {} ms", wait.as_millis());
                 tokio::time::sleep(wait).await;
@@ -105,8 +108,6 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: 
     let server_name = client.server_info().map(|i| i.name).unwrap_or_default();
     tracing::info!(upstream = %name, "proxying {server_name} ({era}) under {:?}", prefix);
     let upstream = Arc::new(Upstream::new(client.clone(), routes));
-    let weak = server.downgrade();
-    drop(server);
     let mut served = EntryNames::default();
     let mut connections = client.connections();
     let mut notes = client.notifications();
@@ -121,6 +122,12 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: 
         drop(server);
         loop {
             tokio::select! {
+                // The server gone, the upstream goes with it.
+                _ = tokio::time::sleep(Duration::from_secs(5)) => {
+                    if weak.upgrade().is_none() {
+                        return;
+                    }
+                }
                 changed = connections.changed() => {
                     if changed.is_err() {
                         return;

@@ -357,3 +357,106 @@ async fn the_client_speaks_http_in_both_eras() {
     let _ = child.wait();
     outcome.expect("the era found");
 }
+
+/// An upstream protected by a real OAuth authorization server
+/// (oidc-provider, `scripts/auth-server.sh`): the client gets its own token
+/// by the client credentials grant, for the upstream's URL; a gateway in
+/// front serves the upstream's tools to a caller who sends no token at all
+/// (the caller's token is never what reaches the upstream).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_behind_oauth_is_reached_with_the_clients_own_token() {
+    let npm = std::process::Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !npm {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "npm is needed for the authorization server"
+        );
+        eprintln!("\n*** SKIPPED: the authorization server needs npm (oidc-provider) ***\n");
+        return;
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/auth-server.sh");
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-oauth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let up = std::process::Command::new("bash")
+        .arg(&script)
+        .arg("up")
+        .arg(&dir)
+        .output()
+        .expect("auth-server.sh");
+    assert!(up.status.success(), "{}", String::from_utf8_lossy(&up.stderr));
+    let issuer = String::from_utf8_lossy(&up.stdout).trim().to_owned();
+    struct Down(std::path::PathBuf, std::path::PathBuf);
+    impl Drop for Down {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("bash")
+                .arg(&self.0)
+                .arg("down")
+                .arg(&self.1)
+                .output();
+            let _ = std::fs::remove_dir_all(&self.1);
+        }
+    }
+    let _down = Down(script.clone(), dir.clone());
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let _upstream = support::Killed(
+        std::process::Command::new(everything())
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("MCP_AUTH_ISSUER", &issuer)
+            .env("MCP_AUTH_RESOURCE", &url)
+            .env_remove("MCP_REDIS_URL")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("everything starts"),
+    );
+    let with_token = || {
+        Client::http(&url).name("protected").client_credentials(
+            &issuer,
+            "mcp-client",
+            "mcp-client-secret",
+            Some("tickets:read tickets:write"),
+        )
+    };
+    // With the client's own token: served.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let client = loop {
+        match with_token().connect().await {
+            Ok(client) => break client,
+            Err(e) => {
+                assert!(Instant::now() < deadline, "cannot reach the protected upstream: {e}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    // Without one: refused (401), and the error names the upstream.
+    let refused = Client::http(&url).name("protected").connect().await;
+    let refused = refused.expect_err("no token, no connection");
+    assert!(
+        refused.to_string().contains("upstream `protected`") && refused.to_string().contains("401"),
+        "{refused}"
+    );
+
+    let greeted = client
+        .call_tool("greet", json!({"name": "Ada"}))
+        .await
+        .expect("a call with a token");
+    assert_eq!(greeted.text(), "Hello, Ada!");
+
+    // Behind a gateway: the gateway's caller sends no token; the upstream gets the gateway's.
+    let server = gateway(vec![("safe", with_token())]);
+    let caller = TestClient::new(&server);
+    until_listed(&caller, "safe_greet").await;
+    let through = caller
+        .call_tool("safe_greet", json!({"name": "Grace"}))
+        .await
+        .expect("a proxied call");
+    assert_eq!(through.text(), "Hello, Grace!");
+}

@@ -9,7 +9,9 @@
 //! ```
 //!
 //! An entry runs a command (stdio: `command`, `args`, `env`, `cwd`) or
-//! reaches a URL (Streamable HTTP: `url`, `headers`). Its tools and prompts
+//! reaches a URL (Streamable HTTP: `url`, `headers`, and `oauth`:
+//! `{"issuer", "clientId", "clientSecret", "scope"}` for tokens by the client
+//! credentials grant). Its tools and prompts
 //! are named `prefix_name`; `prefix` defaults to the entry's name, and `""`
 //! serves one upstream under its own names. `scopes` are asked of callers
 //! for every item of the entry (with authorization on). `${VAR}` in `env`,
@@ -48,9 +50,22 @@ pub struct Entry {
     pub prefix: Option<String>,
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// Tokens for a `url` by the OAuth client credentials grant.
+    pub oauth: Option<OAuth>,
     /// Speak this revision only (`2026-07-28` or `2025-11-25`) instead of finding out.
     #[serde(default, rename = "protocolVersion")]
     pub protocol_version: Option<String>,
+}
+
+/// An upstream's own OAuth client: tokens from `issuer` by the client
+/// credentials grant, for the upstream's URL.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OAuth {
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: String,
+    pub scope: Option<String>,
 }
 
 /// An upstream ready to proxy: its prefix, its client, the scopes its items ask.
@@ -85,8 +100,8 @@ impl Entry {
     fn upstream(self, name: &str) -> Result<Upstream, String> {
         let client = match (self.command, self.url, self.kind.as_deref()) {
             (Some(command), None, None | Some("stdio")) => {
-                if !self.headers.is_empty() {
-                    return Err("headers go with a url, not a command".into());
+                if !self.headers.is_empty() || self.oauth.is_some() {
+                    return Err("headers and oauth go with a url, not a command".into());
                 }
                 let args = self.args.iter().map(|a| expand(a)).collect::<Result<Vec<_>, _>>()?;
                 let mut client = Client::stdio(command, args);
@@ -105,6 +120,10 @@ impl Entry {
                 let mut client = Client::http(url);
                 for (header, value) in &self.headers {
                     client = client.header(header, expand(value)?);
+                }
+                if let Some(oauth) = &self.oauth {
+                    let secret = expand(&oauth.client_secret)?;
+                    client = client.client_credentials(&oauth.issuer, &oauth.client_id, secret, oauth.scope.as_deref());
                 }
                 client
             }

@@ -4,6 +4,7 @@
 //! A 2025-11-25 session keeps the `Mcp-Session-Id` the server gave and
 //! listens on a GET stream for what the server sends unasked.
 
+use super::credentials::{Grant, Tokens};
 use super::inbox::Inbox;
 use super::{ClientError, Head};
 use base64::Engine;
@@ -20,6 +21,8 @@ const MAX_BODY: usize = 64 << 20;
 pub(crate) struct Endpoint {
     pub url: String,
     pub headers: Vec<(String, String)>,
+    /// Tokens by the client credentials grant, if the upstream wants them.
+    pub grant: Option<Grant>,
 }
 
 /// The HTTP side of one connection.
@@ -35,6 +38,7 @@ struct Shared {
     /// The 2025-11-25 session the server opened, if any.
     session: Mutex<Option<String>>,
     closed: watch::Sender<bool>,
+    tokens: Option<Tokens>,
 }
 
 impl Session {
@@ -56,6 +60,7 @@ impl Session {
                 inbox,
                 session: Mutex::new(None),
                 closed,
+                tokens: endpoint.grant.clone().map(|g| Tokens::new(g, &endpoint.url, upstream)),
             }),
         })
     }
@@ -75,7 +80,7 @@ impl Session {
                 Ok(())
             }
             None => {
-                let response = request.send().await.map_err(|e| shared.transport(e))?;
+                let response = shared.authorized(request).await?;
                 shared.keep_session(&response);
                 let status = response.status();
                 if status.is_success() {
@@ -108,11 +113,11 @@ impl Session {
                     get = get.header("mcp-session-id", id);
                 }
                 let ended = tokio::select! {
-                    response = get.send() => match response {
+                    response = shared.authorized(get) => match response {
                         Ok(r) if r.status().is_success() => shared.read_stream(r, None).await,
                         // The server offers no such stream (405) or refuses it.
                         Ok(r) => { tracing::debug!(upstream = %shared.upstream, "no event stream: {}", r.status()); return; }
-                        Err(e) => Err(shared.transport(e)),
+                        Err(e) => Err(e),
                     },
                     _ = super::until(&mut closed) => return,
                 };
@@ -209,7 +214,7 @@ impl Shared {
 
     /// Sends request `id` and delivers what comes back.
     async fn exchange(&self, request: reqwest::RequestBuilder, id: i64) -> Result<(), ClientError> {
-        let response = request.send().await.map_err(|e| self.transport(e))?;
+        let response = self.authorized(request).await?;
         self.keep_session(&response);
         let status = response.status();
         if !status.is_success() {
@@ -229,6 +234,23 @@ impl Shared {
             serde_json::from_slice(&body).map_err(|e| self.protocol(format!("the response is not JSON: {e}")))?;
         self.inbox.deliver(message, Some(id));
         Ok(())
+    }
+
+    /// Sends `request` with the upstream's token, if it has a grant; after
+    /// a 401, once more with a new token.
+    async fn authorized(&self, request: reqwest::RequestBuilder) -> Result<reqwest::Response, ClientError> {
+        let Some(tokens) = &self.tokens else {
+            return request.send().await.map_err(|e| self.transport(e));
+        };
+        let again = request.try_clone();
+        let token = tokens.token(&self.http).await?;
+        let response = request.bearer_auth(token).send().await.map_err(|e| self.transport(e))?;
+        let (reqwest::StatusCode::UNAUTHORIZED, Some(again)) = (response.status(), again) else {
+            return Ok(response);
+        };
+        tokens.forget().await;
+        let token = tokens.token(&self.http).await?;
+        again.bearer_auth(token).send().await.map_err(|e| self.transport(e))
     }
 
     fn protocol(&self, detail: String) -> ClientError {

@@ -25,6 +25,7 @@
 //! # Ok(()) }
 //! ```
 
+mod credentials;
 mod http;
 mod inbox;
 mod stdio;
@@ -259,6 +260,30 @@ impl ClientBuilder {
     /// `Authorization: Bearer <token>` on every HTTP request.
     pub fn bearer(self, token: impl std::fmt::Display) -> Self {
         self.header("authorization", format!("Bearer {token}"))
+    }
+
+    /// Gets tokens for the server from the OAuth 2.1 authorization server
+    /// `issuer` by the client credentials grant (RFC 6749 §4.4, the client
+    /// authenticated with HTTP Basic), for the server's URL as the
+    /// resource (RFC 8707) and `scope` when given; the token endpoint is
+    /// found in the issuer's metadata. A token is kept until shortly before
+    /// it expires, and replaced after the server answers 401. HTTP only.
+    pub fn client_credentials(
+        mut self,
+        issuer: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        scope: Option<&str>,
+    ) -> Self {
+        if let Target::Http(endpoint) = &mut self.target {
+            endpoint.grant = Some(credentials::Grant {
+                issuer: issuer.into(),
+                client_id: client_id.into(),
+                client_secret: client_secret.into(),
+                scope: scope.map(str::to_owned),
+            });
+        }
+        self
     }
 
     /// Connects: starts the process or reaches the URL, finds the era,
@@ -721,6 +746,7 @@ impl Client {
             Target::Http(http::Endpoint {
                 url,
                 headers: Vec::new(),
+                grant: None,
             }),
         )
     }

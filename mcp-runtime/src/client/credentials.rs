@@ -105,7 +105,8 @@ impl Tokens {
             serde_json::from_str(&body).map_err(|e| self.failed(format!("the token response does not read: {e}")))?;
         Ok((
             answer.access_token,
-            Duration::from_secs(answer.expires_in.unwrap_or(300)),
+            // At most a day: whatever the server says, a token is asked for again by then.
+            Duration::from_secs(answer.expires_in.unwrap_or(300).min(86_400)),
         ))
     }
 

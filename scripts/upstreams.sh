@@ -66,22 +66,10 @@ tsdir=$home/ts
 stamp_of() { cat "$@" | sha256sum | cut -c1-64; }
 
 # --- Python ----------------------------------------------------------------------------------
-py_ready() {
-  [ -x "$venv/bin/python" ] && [ -f "$home/py/.stamp" ] && [ "$(cat "$home/py/.stamp")" = "$(stamp_of "$src/requirements.txt")" ]
-}
-install_py() {
-  command -v python3 >/dev/null || die 3 "python3 is needed"
-  python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || die 3 "python3 >= 3.10 is needed, found $(python3 --version 2>&1)"
-  echo "upstreams: installing $(grep -v '^#' "$src/requirements.txt" | xargs) into $venv" >&2
-  rm -rf "$home/py"
-  mkdir -p "$home/py"
-  if ! { python3 -m venv "$venv" &&
-         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$src/requirements.txt"; } >&2; then
-    rm -rf "$home/py"
-    die 3 "the Python install failed (python3 -m venv needs the python3-venv package on Debian)"
-  fi
-  stamp_of "$src/requirements.txt" >"$home/py/.stamp"
-}
+# shellcheck source=pyvenv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pyvenv.sh"
+py_ready() { pyvenv_ready "$home/py" "$src/requirements.txt"; }
+install_py() { pyvenv_install "$home/py" "$src/requirements.txt" upstreams; }
 
 # --- TypeScript ------------------------------------------------------------------------------
 # shellcheck source=node.sh

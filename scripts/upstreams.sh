@@ -75,16 +75,9 @@ install_py() { pyvenv_install "$home/py" "$src/requirements.txt" upstreams; }
 # shellcheck source=node.sh
 . "$(dirname "${BASH_SOURCE[0]}")/node.sh"
 node_pkg=$(node_npm_package)
-node_ok() {  # Node >= 20 (the SDK's engines)
-  [ -n "$1" ] && [ -x "$1" ] &&
-    "$1" -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null
-}
-pick_node() {
-  local cand
-  for cand in "${MCP_UPSTREAMS_NODE:-}" "$(command -v node 2>/dev/null || true)" ${node_pkg:+"$tsdir/node_modules/$node_pkg/bin/node"}; do
-    node_ok "$cand" && { echo "$cand"; return 0; }
-  done
-  return 1
+pick_node() {  # Node >= 20 (the SDK's engines)
+  node_pick 20 "${MCP_UPSTREAMS_NODE:-}" "$(command -v node 2>/dev/null || true)" \
+    ${node_pkg:+"$tsdir/node_modules/$node_pkg/bin/node"}
 }
 ts_ready() {
   [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(stamp_of "$src/package.json" "$src/package-lock.json")" ] &&

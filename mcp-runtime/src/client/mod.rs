@@ -810,15 +810,7 @@ impl Client {
     /// era's envelope (`_meta` at 2026-07-28, the session at 2025-11-25) is
     /// added; a `_meta` in `params` is kept.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        let live = self.live()?;
-        let mut result = self.inner.exchange(&live, method, params, None).await?;
-        if live.era == Era::Legacy {
-            // 2025-11-25 results carry no resultType: they are complete.
-            if let Some(object) = result.as_object_mut() {
-                object.entry("resultType").or_insert_with(|| json!("complete"));
-            }
-        }
-        Ok(result)
+        self.request_as(self.next_id(), method, params, None).await
     }
 
     /// A request id no request of this client has used.
@@ -839,6 +831,7 @@ impl Client {
         let live = self.live()?;
         let mut result = self.inner.exchange_as(&live, id, method, params, progress).await?;
         if live.era == Era::Legacy {
+            // 2025-11-25 results carry no resultType: they are complete.
             if let Some(object) = result.as_object_mut() {
                 object.entry("resultType").or_insert_with(|| json!("complete"));
             }
@@ -850,8 +843,7 @@ impl Client {
     /// `notifications/progress` for it arrive among the
     /// [`notifications`](Self::notifications).
     pub async fn request_with_progress(&self, method: &str, params: Value, token: i64) -> Result<Value, ClientError> {
-        let live = self.live()?;
-        self.inner.exchange(&live, method, params, Some(token)).await
+        self.request_as(self.next_id(), method, params, Some(token)).await
     }
 
     /// Sends a notification.

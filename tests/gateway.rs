@@ -4,7 +4,8 @@
 //! resource, a prompt, a completion), an upstream killed mid-call (a clear
 //! error naming it, the restart, the next call served), an upstream that
 //! cannot start (the others are served), a round answered on a replica
-//! where the call is not parked (a retryable error), and the client alone
+//! where the call is not parked (a retryable error), the upstream's tasks
+//! handed to the caller (over stdio and over HTTP), and the client alone
 //! against the upstream over HTTP in both eras.
 
 mod support;
@@ -459,4 +460,176 @@ async fn an_upstream_behind_oauth_is_reached_with_the_clients_own_token() {
         .await
         .expect("a proxied call");
     assert_eq!(through.text(), "Hello, Grace!");
+}
+
+/// `result` of `method` as the gateway emitted it, checked against the
+/// schemas (the Tasks extension's for its messages).
+fn valid(method: &str, result: &serde_json::Value) {
+    support::validate_emitted(&json!({"jsonrpc": "2.0", "id": 1, "result": result}), Some(method));
+}
+
+/// Polls a task through the gateway until its status is terminal, at most 20 s.
+async fn until_ended(client: &TestClient, id: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let task = client
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .expect("tasks/get");
+        valid("tasks/get", &task);
+        assert_eq!(task["taskId"], json!(id), "the caller's id, not the upstream's: {task}");
+        if ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap_or_default()) {
+            return task;
+        }
+        assert!(Instant::now() < deadline, "still running: {task}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A 2026-07-28 upstream's tasks reach the caller as tasks of the
+/// gateway's: the id the caller gets is the gateway's, and `tasks/get`,
+/// `tasks/update` and `tasks/cancel` with it go to the upstream. A
+/// 2025-11-25 upstream's long calls (`relayed` false) are the gateway's own
+/// tasks, its asks their input requests. Either way another principal's id
+/// is unknown, a quick call is answered directly, and a caller without the
+/// extension gets the result itself.
+async fn tasks_pass_through(upstream: mcp_runtime::client::ClientBuilder, relayed: bool) {
+    let server = gateway(vec![("ev", upstream)]);
+    let alice = TestClient::new(&server)
+        .with_tasks()
+        .on_elicit(elicit_ada)
+        .as_principal("alice");
+    until_listed(&alice, "ev_slow_compute").await;
+    let discover = alice.request("server/discover", json!({})).await.expect("discover");
+    assert_eq!(
+        discover["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({}),
+        "{discover}"
+    );
+
+    // A task that completes: its result inlined.
+    let call = json!({"name": "ev_slow_compute", "arguments": {"seconds": 1, "label": "relay"}});
+    let created = alice.request("tools/call", call.clone()).await.expect("a task");
+    valid("tools/call", &created);
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().expect("taskId").to_owned();
+    assert_eq!(id.len() > 32, relayed, "a relayed id, or one of the gateway's: {id}");
+    let done = until_ended(&alice, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "relay: done after 1 s", "{done}");
+
+    // A quick call: its result at once.
+    let quick = alice
+        .request("tools/call", json!({"name": "ev_greet", "arguments": {"name": "Ada"}}))
+        .await
+        .expect("a result");
+    valid("tools/call", &quick);
+    assert_eq!(quick["content"][0]["text"], "Hello, Ada!", "{quick}");
+
+    // A parameter an HTTP upstream wants as a header too (`Mcp-Param-Region`,
+    // base64 when not plain ASCII): the client sends it from the listed schema.
+    for region in ["eu-west", "zürich"] {
+        let echoed = alice
+            .call_tool("ev_test_header_echo", json!({"region": region}))
+            .await
+            .expect("a call with a header parameter");
+        assert_eq!(echoed.text(), format!("region: {region}"));
+    }
+
+    // Another principal does not see it; a forged id is unknown too.
+    let bob = TestClient::new(&server).with_tasks().as_principal("bob");
+    for (who, task) in [(&bob, id.clone()), (&alice, format!("{id}x"))] {
+        let unknown = who
+            .request("tasks/get", json!({"taskId": task}))
+            .await
+            .expect_err("unknown");
+        assert_eq!(unknown.code().0, -32602, "{unknown:?}");
+    }
+
+    // A task cancelled while it runs.
+    let long = json!({"name": "ev_slow_compute", "arguments": {"seconds": 60}});
+    let created = alice.request("tools/call", long).await.expect("a task");
+    let id = created["taskId"].as_str().expect("taskId").to_owned();
+    let ack = alice
+        .request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .expect("cancel");
+    valid("tasks/cancel", &ack);
+    assert_eq!(until_ended(&alice, &id).await["status"], "cancelled");
+
+    // A task that asks: its input requests, answered with tasks/update.
+    let created = alice
+        .request(
+            "tools/call",
+            json!({"name": "ev_confirm_delete", "arguments": {"filename": "notes.txt"}}),
+        )
+        .await
+        .expect("a task");
+    let id = created["taskId"].as_str().expect("taskId").to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let asked = loop {
+        let task = alice
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .expect("tasks/get");
+        if task["status"] == "input_required" {
+            valid("tasks/get", &task);
+            break task;
+        }
+        assert!(Instant::now() < deadline, "never asked: {task}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let key = asked["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("an input request");
+    let answers = json!({ key: {"action": "accept", "content": {"confirm": true}} });
+    let ack = alice
+        .request("tasks/update", json!({"taskId": id, "inputResponses": answers}))
+        .await
+        .expect("update");
+    valid("tasks/update", &ack);
+    let done = until_ended(&alice, &id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Deleted notes.txt", "{done}");
+
+    // A caller without the extension: no task, the result itself.
+    let plain = TestClient::new(&server);
+    let result = plain.request("tools/call", call).await.expect("a result");
+    assert_eq!(result["resultType"], "complete", "{result}");
+    assert_eq!(result["content"][0]["text"], "relay: done after 1 s", "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_tasks_pass_through_over_stdio() {
+    tasks_pass_through(Client::stdio(everything(), Vec::<String>::new()).name("ev"), true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_tasks_pass_through_over_http() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let mut child = std::process::Command::new(everything())
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("everything starts");
+    // The gateway retries with backoff until the upstream listens.
+    let upstream = Client::http(format!("http://127.0.0.1:{port}/mcp")).name("ev");
+    let outcome = tokio::spawn(tasks_pass_through(upstream, true)).await;
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Err(e) = outcome {
+        std::panic::resume_unwind(e.into_panic());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_upstreams_long_calls_are_offered_as_tasks() {
+    let upstream = Client::stdio(everything(), Vec::<String>::new())
+        .name("ev")
+        .era(Era::Legacy);
+    tasks_pass_through(upstream, false).await;
 }

@@ -203,6 +203,9 @@ impl Shared {
         if let Some(name) = head.name {
             post = post.header("mcp-name", header_value(name));
         }
+        for (header, value) in head.params {
+            post = post.header(format!("mcp-param-{header}"), header_value(value));
+        }
         for (name, value) in &self.endpoint.headers {
             post = post.header(name, value);
         }

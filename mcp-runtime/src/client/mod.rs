@@ -37,6 +37,7 @@ use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ServerCa
 pub use inbox::Note;
 use inbox::{Inbox, Incoming};
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -361,6 +362,9 @@ struct Live {
     server: Implementation,
     capabilities: ServerCapabilities,
     instructions: Option<String>,
+    /// The `x-mcp-header` parameters of each tool listed on this HTTP
+    /// connection, by tool name: its calls send them as `Mcp-Param-*`.
+    header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
 }
 
 /// A transport: bytes to the server; what comes back goes to the inbox.
@@ -389,9 +393,55 @@ impl Link {
 pub(crate) struct Head<'a> {
     pub id: Option<i64>,
     pub method: Option<&'a str>,
-    /// The tool, prompt or resource named (the `Mcp-Name` header).
+    /// The tool, prompt, resource or task named (the `Mcp-Name` header).
     pub name: Option<&'a str>,
     pub version: Option<&'a str>,
+    /// `Mcp-Param-*` headers: (header name after the prefix, the argument's value).
+    pub params: &'a [(String, String)],
+}
+
+impl Live {
+    /// The `Mcp-Param-*` headers of a call of `tool` with `arguments`: each
+    /// `x-mcp-header` parameter the tool's listed schema declares, with the
+    /// argument's value as the server compares it (strings as they are,
+    /// numbers and booleans as JSON writes them).
+    fn param_headers(&self, tool: &str, arguments: Option<&Value>) -> Vec<(String, String)> {
+        let declared = self.header_params.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(params) = declared.get(tool) else {
+            return Vec::new();
+        };
+        params
+            .iter()
+            .filter_map(|(property, header)| {
+                let value = match arguments?.get(property)? {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => return None,
+                };
+                Some((header.clone(), value))
+            })
+            .collect()
+    }
+
+    /// Keeps the `x-mcp-header` parameters of a page of `tools/list`.
+    fn learn_header_params(&self, page: &Value) {
+        let Some(tools) = page["tools"].as_array() else {
+            return;
+        };
+        let mut declared = self.header_params.lock().unwrap_or_else(|p| p.into_inner());
+        for tool in tools {
+            let Some(name) = tool["name"].as_str() else {
+                continue;
+            };
+            let params = crate::headers::declared_params(&tool["inputSchema"]);
+            if params.is_empty() {
+                declared.remove(name);
+            } else {
+                declared.insert(name.to_owned(), params);
+            }
+        }
+    }
 }
 
 impl Drop for Live {
@@ -433,6 +483,7 @@ impl Inner {
             server: Implementation::default(),
             capabilities: ServerCapabilities::default(),
             instructions: None,
+            header_params: Mutex::default(),
         };
         if self.era != Some(Era::Legacy) {
             match self.discover(&live).await {
@@ -509,6 +560,7 @@ impl Inner {
             method: Some("notifications/initialized"),
             name: None,
             version: Some(&live.version),
+            params: &[],
         };
         live.link.send(&note, &head).await?;
         if let Link::Http(session) = &live.link {
@@ -575,9 +627,14 @@ impl Inner {
         let name = match method {
             "tools/call" | "prompts/get" => params.get("name").and_then(Value::as_str),
             "resources/read" => params.get("uri").and_then(Value::as_str),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId").and_then(Value::as_str),
             _ => None,
         }
         .map(str::to_owned);
+        let param_headers = match (&live.link, name.as_deref()) {
+            (Link::Http(_), Some(tool)) if method == "tools/call" => live.param_headers(tool, params.get("arguments")),
+            _ => Vec::new(),
+        };
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         // `initialize` goes without a version header: the version is what it agrees.
         let head = Head {
@@ -585,6 +642,7 @@ impl Inner {
             method: Some(method),
             name: name.as_deref(),
             version: (method != "initialize").then_some(live.version.as_str()),
+            params: &param_headers,
         };
         let response = live.inbox.expect(id)?;
         if let Err(e) = live.link.send(&message, &head).await {
@@ -593,6 +651,10 @@ impl Inner {
         }
         let answered = tokio::time::timeout(self.timeout, response).await;
         match answered {
+            Ok(Ok(Ok(result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
+                live.learn_header_params(&result);
+                Ok(result)
+            }
             Ok(Ok(outcome)) => outcome,
             Ok(Err(_)) => Err(self.closed(live.inbox.closed().unwrap_or_else(|| "the connection ended".into()))),
             Err(_) => {
@@ -615,6 +677,7 @@ impl Inner {
             method: Some("notifications/cancelled"),
             name: None,
             version: Some(&live.version),
+            params: &[],
         };
         let _ = live.link.send(&note, &head).await;
     }
@@ -697,6 +760,7 @@ async fn answer_asks(
                 method: None,
                 name: None,
                 version: Some(&live.version),
+                params: &[],
             };
             if let Err(e) = live.link.send(&reply, &head).await {
                 tracing::debug!("cannot answer the server's {method}: {e}");
@@ -855,6 +919,7 @@ impl Client {
             method: Some(method),
             name: None,
             version: Some(&live.version),
+            params: &[],
         };
         live.link.send(&note, &head).await
     }

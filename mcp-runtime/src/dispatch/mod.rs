@@ -494,6 +494,8 @@ pub(crate) fn context_with(
         identity: scope.identity,
         headers: scope.headers,
         task: std::sync::OnceLock::new(),
+        #[cfg(feature = "client")]
+        relayed: std::sync::OnceLock::new(),
         peer: scope.peer,
     })
 }

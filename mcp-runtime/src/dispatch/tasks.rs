@@ -48,6 +48,12 @@ pub(crate) async fn serve(
     if !declared {
         return Err(crate::tasks::extension_required());
     }
+    #[cfg(feature = "client")]
+    if !server.inner.tasks.relays.is_empty() {
+        if let Some(reply) = relayed(server, method, params, ctx).await {
+            return reply;
+        }
+    }
     match method {
         Method::TasksUpdate => {
             let params: UpdateTaskParams = parse_params(params)?;
@@ -167,4 +173,59 @@ fn ack(server: &Server) -> Vec<u8> {
             result_type: "complete",
         },
     )
+}
+
+/// A task an upstream runs (its id a relayed one, `tasks::relay`): the
+/// request goes there with the upstream's own id, and the answer comes
+/// back with the caller's. `None` when the id is not one.
+#[cfg(feature = "client")]
+async fn relayed(
+    server: &Server,
+    method: Method,
+    params: Option<&RawValue>,
+    ctx: &Context,
+) -> Option<Result<Vec<u8>, McpError>> {
+    let mut params: serde_json::Map<String, serde_json::Value> = match parse_params(params) {
+        Ok(params) => params,
+        Err(e) => return Some(Err(e)),
+    };
+    let id = params.get("taskId")?.as_str()?.to_owned();
+    let (relay, upstream_id) = server
+        .inner
+        .tasks
+        .relays
+        .open(&server.inner.sealer, &id, ctx.principal())?;
+    params.remove("_meta");
+    params.insert("taskId".into(), serde_json::Value::String(upstream_id));
+    let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
+    let mut result = match relay
+        .relay(method.as_str(), serde_json::Value::Object(params), caps)
+        .await
+    {
+        Ok(result) => result,
+        Err(e) => return Some(Err(e)),
+    };
+    let Some(object) = result.as_object_mut() else {
+        return Some(Err(McpError::internal("the upstream's task answer is not an object")));
+    };
+    if object.contains_key("taskId") {
+        object.insert("taskId".into(), serde_json::Value::String(id));
+    }
+    // The answer is this server's: its `_meta` names this server.
+    let meta = object.remove("_meta");
+    let mut out = super::finish(server, &result);
+    if let Some(serde_json::Value::Object(mut meta)) = meta {
+        meta.remove(crate::protocol::META_SERVER_INFO);
+        if !meta.is_empty() {
+            // The upstream's other `_meta` keys, beside this server's.
+            let mut value: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+            if let Some(ours) = value.get_mut("_meta").and_then(serde_json::Value::as_object_mut) {
+                for (k, v) in meta {
+                    ours.entry(k).or_insert(v);
+                }
+            }
+            out = serde_json::to_vec(&value).unwrap_or(out);
+        }
+    }
+    Some(Ok(out))
 }

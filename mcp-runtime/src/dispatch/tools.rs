@@ -101,28 +101,19 @@ pub(crate) async fn call(
     let Some(task) = task.filter(|t| t.is_task()) else {
         // Held until the call ends.
         let _place = place;
-        let Some(limit) = timeout else {
-            return ran(
-                params.name(),
-                crate::panic::run_caught(|| (entry.handler)(args, ctx)).await,
-            );
-        };
-        // The handler's own token: fired at the deadline, before its future is dropped.
-        let cancel = ctx.cancellation().child();
-        let ctx = ctx.with_cancel(cancel.clone());
-        let run = crate::panic::run_caught(|| (entry.handler)(args, ctx));
-        tokio::pin!(run);
-        tokio::select! {
-            result = &mut run => {
-                return ran(params.name(), result);
-            }
-            () = tokio::time::sleep(limit) => {
-                cancel.cancel();
-                tracing::warn!(tool = %params.name, "tool call timed out after {limit:?}");
-                let text = crate::tools::timed_out(params.name(), limit);
-                return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
-            }
+        #[cfg(feature = "client")]
+        if entry.relays_tasks {
+            // Where the handler leaves its upstream's task, if it made one.
+            let slot = crate::tasks::relay::Slot::default();
+            let _ = ctx.scope.relayed.set(slot.clone());
+            let reply = Box::pin(run_plain(entry, params.name(), args, ctx, timeout)).await;
+            let task = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+            return match (task, reply) {
+                (Some(task), Ok(Outcome::Complete(_))) => Ok(Outcome::Complete(ToolReply::Task(task))),
+                (_, reply) => reply,
+            };
         }
+        return run_plain(entry, params.name(), args, ctx, timeout).await;
     };
     let server = ctx.server().clone();
     let owner = ctx.principal().map(str::to_owned);
@@ -139,10 +130,39 @@ pub(crate) async fn call(
         timeout,
         tool: params.name(),
         place,
+        after: entry.task_after,
     };
     match crate::tasks::run::start(runtime, task, launch, future).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
         crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
+    }
+}
+
+/// Runs a tool's handler to its end (within its timeout, if it has one),
+/// its panic caught.
+async fn run_plain(
+    entry: &crate::server::ToolEntry,
+    name: &str,
+    args: Option<&RawValue>,
+    ctx: Context,
+    timeout: Option<std::time::Duration>,
+) -> Result<Outcome<ToolReply>, McpError> {
+    let Some(limit) = timeout else {
+        return ran(name, crate::panic::run_caught(|| (entry.handler)(args, ctx)).await);
+    };
+    // The handler's own token: fired at the deadline, before its future is dropped.
+    let cancel = ctx.cancellation().child();
+    let ctx = ctx.with_cancel(cancel.clone());
+    let run = crate::panic::run_caught(|| (entry.handler)(args, ctx));
+    tokio::pin!(run);
+    tokio::select! {
+        result = &mut run => ran(name, result),
+        () = tokio::time::sleep(limit) => {
+            cancel.cancel();
+            tracing::warn!(tool = %name, "tool call timed out after {limit:?}");
+            let text = crate::tools::timed_out(name, limit);
+            Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))))
+        }
     }
 }
 

@@ -106,7 +106,7 @@ impl std::fmt::Debug for Sealer {
     }
 }
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -223,8 +223,15 @@ impl Sealer {
     }
 
     /// Seals `contents` (its `exp` is set from the TTL) for `binding`.
-    pub fn seal(&self, mut contents: Sealed, binding: &Binding<'_>) -> Option<String> {
-        contents.exp = now_ms().saturating_add(self.ttl.as_millis() as u64);
+    pub fn seal(&self, contents: Sealed, binding: &Binding<'_>) -> Option<String> {
+        let exp = now_ms().saturating_add(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX));
+        self.seal_until(contents, binding, exp)
+    }
+
+    /// Seals `contents` for `binding`, valid until `exp` (milliseconds since
+    /// the Unix epoch) whatever the TTL.
+    pub(crate) fn seal_until(&self, mut contents: Sealed, binding: &Binding<'_>, exp: u64) -> Option<String> {
+        contents.exp = exp;
         let plaintext = serde_json::to_vec(&contents).ok()?;
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
         let aad = associated_data(&self.server, binding);

@@ -16,8 +16,9 @@ use crate::cancel::Cancellation;
 use crate::client::{Ask, AskFuture, Client, ClientError, Era, Note};
 use crate::error::McpError;
 use crate::mrtr::{Flow, Halt, Input, InputRequired};
-use crate::protocol::{ClientCapabilities, ClientCapability, LoggingLevel};
+use crate::protocol::{ClientCapabilities, ClientCapability, DetailedTask, LoggingLevel};
 use crate::server::{Context, FromContext};
+use crate::tasks::relay::{self, RelayFuture, TaskRelay};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -216,8 +217,12 @@ impl Upstream {
                 }));
             }
             Some("task") => {
-                // The upstream made it a task: followed here to its end.
                 let id = result["taskId"].as_str().unwrap_or_default().to_owned();
+                if method == "tools/call" && self.hand_over(result, ctx)? {
+                    return Ok(json!({"resultType": "complete", "content": []}));
+                }
+                // A caller that cannot follow it (or a task where none is
+                // expected): followed here to its end.
                 crate::calls::Calls::follow(&self.client, &id)
                     .await
                     .map_err(Halt::Protocol)?
@@ -225,6 +230,28 @@ impl Upstream {
             _ => result,
         };
         Ok(result)
+    }
+
+    /// Hands the upstream's task (its `CreateTaskResult`) to the caller
+    /// under a relayed id (`tasks::relay`), when the caller declared the
+    /// tasks extension and the call can answer with it; the call's result
+    /// is then the task.
+    fn hand_over(&self, created: Value, ctx: &Context) -> Result<bool, Halt> {
+        let declared = ctx
+            .client_capabilities()
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
+        if !declared {
+            return Ok(false);
+        }
+        let Ok(mut task) = serde_json::from_value::<DetailedTask>(created) else {
+            return Ok(false);
+        };
+        let sealer = &ctx.server().inner.sealer;
+        task.task_id = relay::seal_id(sealer, self.client.name(), &task.task_id, ctx.principal(), task.ttl_ms)
+            .map_err(Halt::Protocol)?;
+        Ok(ctx.relay_task(task))
     }
 
     /// A 2025-11-25 upstream: the call runs (or resumes) until its result
@@ -262,6 +289,21 @@ impl Upstream {
             }
             None => (self.start(method, params, progress), crate::tasks::new_id()),
         };
+        // Run as a task (the caller declared the extension and the call
+        // outlived its first moments), the upstream's asks are the task's:
+        // the call stays open here while the caller answers with
+        // `tasks/update`, on whichever replica, and the task's cancellation
+        // is what cancels it.
+        let task = ctx
+            .scope
+            .task
+            .get()
+            .filter(|t| t.is_task())
+            .map(|shared| crate::tasks::Task { shared: shared.clone() });
+        let cancel = task
+            .as_ref()
+            .map_or_else(|| ctx.cancellation().clone(), |t| t.shared.cancel.clone());
+        let mut asking = tokio::task::JoinSet::new();
         let mut notes = self.client.notifications();
         loop {
             let asked = tokio::select! {
@@ -278,13 +320,22 @@ impl Upstream {
                         .map_err(|e| self.failed(e));
                 }
                 asked = call.asks.recv() => asked,
-                _ = cancelled(ctx.cancellation()) => {
+                _ = cancelled(&cancel) => {
                     return Err(Halt::Protocol(McpError::internal("the call was cancelled")));
                 }
             };
             let Some(first) = asked else {
                 continue;
             };
+            if let Some(task) = &task {
+                // Each ask waits for its answer on its own; the call goes on.
+                let (ask, reply) = first;
+                let task = task.clone();
+                asking.spawn(async move {
+                    let _ = reply.send(ask_in_task(&task, ask).await);
+                });
+                continue;
+            }
             // Asks made together (a server's `input.ask((a, b, c))`) arrive
             // together: they go to the caller in one round.
             let mut asks = vec![first];
@@ -453,6 +504,31 @@ impl Upstream {
     }
 }
 
+/// An upstream's ask made of the caller as its task's input request, under
+/// the key the upstream used; the caller's answer.
+async fn ask_in_task(task: &crate::tasks::Task, ask: Ask) -> Result<Value, McpError> {
+    let mut params = ask.params;
+    let key = params
+        .get_mut("_meta")
+        .and_then(Value::as_object_mut)
+        .and_then(|meta| meta.remove(crate::session::INPUT_KEY_META))
+        .and_then(|k| k.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "upstream".to_owned());
+    if params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .is_some_and(Map::is_empty)
+    {
+        if let Some(p) = params.as_object_mut() {
+            p.remove("_meta");
+        }
+    }
+    let request = json!({"method": ask.method, "params": params});
+    let capability = needed(&request)
+        .ok_or_else(|| McpError::invalid_params(format!("the caller cannot be asked {}", ask.method)))?;
+    Ok(task.ask_value(&key, capability, request).await?)
+}
+
 /// Resolves when `cancel` fires.
 async fn cancelled(cancel: &Cancellation) {
     cancel.cancelled().await;
@@ -471,12 +547,8 @@ fn not_parked(upstream: &str) -> McpError {
 fn check_capabilities<'a>(asks: impl IntoIterator<Item = &'a Value>, caps: &ClientCapabilities) -> Result<(), Halt> {
     let mut missing = Map::new();
     for ask in asks {
-        let needed = match ask["method"].as_str().unwrap_or_default() {
-            "elicitation/create" if ask["params"]["mode"] == "url" => ClientCapability::ElicitationUrl,
-            "elicitation/create" => ClientCapability::ElicitationForm,
-            "sampling/createMessage" => ClientCapability::Sampling,
-            "roots/list" => ClientCapability::Roots,
-            _ => continue,
+        let Some(needed) = needed(ask) else {
+            continue;
         };
         if !needed.is_declared_in(caps) {
             needed.add_to(&mut missing);
@@ -487,4 +559,25 @@ fn check_capabilities<'a>(asks: impl IntoIterator<Item = &'a Value>, caps: &Clie
     } else {
         Err(Halt::Protocol(McpError::missing_capability(Value::Object(missing))))
     }
+}
+
+impl TaskRelay for Upstream {
+    fn relay(&self, method: &str, mut params: Value, caps: Value) -> RelayFuture {
+        let client = self.client.clone();
+        let method = method.to_owned();
+        // The caller's capabilities: the upstream asks them of every request.
+        params["_meta"] = json!({ crate::protocol::META_CLIENT_CAPABILITIES: caps });
+        Box::pin(async move { client.request(&method, params).await.map_err(McpError::from) })
+    }
+}
+
+/// The client capability an ask (`{"method", "params"}`) needs.
+fn needed(ask: &Value) -> Option<ClientCapability> {
+    Some(match ask["method"].as_str().unwrap_or_default() {
+        "elicitation/create" if ask["params"]["mode"] == "url" => ClientCapability::ElicitationUrl,
+        "elicitation/create" => ClientCapability::ElicitationForm,
+        "sampling/createMessage" => ClientCapability::Sampling,
+        "roots/list" => ClientCapability::Roots,
+        _ => return None,
+    })
 }

@@ -67,6 +67,12 @@ impl ServerBuilder {
     }
 }
 
+/// How long a call to a 2025-11-25 upstream may take before it becomes a
+/// task, for a caller that declared the tasks extension: a quicker one is
+/// answered directly. (Such an upstream has no tasks of its own: the call
+/// stays open on this replica, and its asks are the task's input requests.)
+const LEGACY_TASK_AFTER: Duration = Duration::from_millis(100);
+
 /// Everything a client of the gateway may be asked, declared upstream.
 fn forwarded_capabilities() -> ClientCapabilities {
     serde_json::from_value(json!({
@@ -108,6 +114,12 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: 
     let server_name = client.server_info().map(|i| i.name).unwrap_or_default();
     tracing::info!(upstream = %name, "proxying {server_name} ({era}) under {:?}", prefix);
     let upstream = Arc::new(Upstream::new(client.clone(), routes));
+    if runs_tasks(&client) {
+        // Its tasks are the callers' to follow: `tasks/*` with their ids go there.
+        if let Some(server) = weak.upgrade() {
+            server.inner.tasks.relays.add(&name, upstream.clone());
+        }
+    }
     let mut served = EntryNames::default();
     let mut connections = client.connections();
     let mut notes = client.notifications();
@@ -143,6 +155,14 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: 
             }
         }
     }
+}
+
+/// Whether the upstream declares the tasks extension: a call may become a task there.
+fn runs_tasks(client: &crate::client::Client) -> bool {
+    client
+        .server_capabilities()
+        .and_then(|c| c.extensions)
+        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
 }
 
 /// Reads the upstream's lists and serves them in place of what it served.
@@ -184,7 +204,16 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
         for mut tool in client.list_tools().await? {
             let own = std::mem::take(&mut tool.name);
             tool.name = prefixed(prefix, &own);
-            let entry = ToolEntry::dynamic(tool, call_through::<CallToolResult>(upstream, "tools/call", own));
+            let mut entry = ToolEntry::dynamic(tool, call_through::<CallToolResult>(upstream, "tools/call", own));
+            entry.relays_tasks = runs_tasks(client);
+            if client.era() == Some(Era::Legacy) {
+                // A long call is offered as a task to callers that follow tasks.
+                entry = entry.task(crate::tasks::TaskSupport {
+                    mode: crate::tasks::TaskMode::Optional,
+                    ..crate::tasks::TaskSupport::NEVER
+                });
+                entry.task_after = Some(LEGACY_TASK_AFTER);
+            }
             entries.tools.push(entry.scopes(scopes.iter().cloned()));
         }
     }

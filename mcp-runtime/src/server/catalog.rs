@@ -126,7 +126,9 @@ impl Catalog {
         index_by(&templates, |r| &r.uri, |r| r.location, "resource template")?;
         prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
         let prompt_index = index_by(&prompts, |p| &p.prompt.name, |p| p.location, "prompt")?;
-        let has_tasks = tools.iter().any(|t| t.task.mode != crate::tasks::TaskMode::Never);
+        let has_tasks = tools
+            .iter()
+            .any(|t| t.task.mode != crate::tasks::TaskMode::Never || t.relays_tasks);
         let has_predicates = tools.iter().any(|t| t.visible.is_some())
             || statics.iter().chain(&templates).any(|r| r.visible.is_some())
             || prompts.iter().any(|p| p.visible.is_some());

@@ -28,6 +28,10 @@ pub(crate) struct RequestScope {
     pub headers: crate::headers::HeaderFacts,
     /// Set by `tools/call` before a `#[tool(task)]` handler runs.
     pub task: std::sync::OnceLock<Arc<crate::tasks::Shared>>,
+    /// Set by `tools/call` before the handler of a tool whose upstream runs
+    /// tasks: where the handler leaves the upstream's task, if it made one.
+    #[cfg(feature = "client")]
+    pub relayed: std::sync::OnceLock<crate::tasks::relay::Slot>,
     /// The client's address, when the transport knows it.
     pub peer: Option<std::net::IpAddr>,
 }
@@ -181,6 +185,12 @@ impl Context {
         if let Some(shared) = s.task.get() {
             let _ = task.set(shared.clone());
         }
+        #[cfg(feature = "client")]
+        let relayed = std::sync::OnceLock::new();
+        #[cfg(feature = "client")]
+        if let Some(slot) = s.relayed.get() {
+            let _ = relayed.set(slot.clone());
+        }
         RequestScope {
             id: s.id.clone(),
             meta: s.meta.clone(),
@@ -194,6 +204,8 @@ impl Context {
             identity: s.identity.clone(),
             headers: s.headers.clone(),
             task,
+            #[cfg(feature = "client")]
+            relayed,
             peer: s.peer,
         }
     }
@@ -202,6 +214,19 @@ impl Context {
     /// are not sent for tasks (the spec has no channel for them).
     fn in_task(&self) -> bool {
         self.scope.task.get().is_some_and(|t| t.is_task())
+    }
+
+    /// Leaves an upstream's task as this call's answer; false when the
+    /// request is not a `tools/call` of a tool whose upstream runs tasks.
+    #[cfg(feature = "client")]
+    pub(crate) fn relay_task(&self, task: crate::protocol::DetailedTask) -> bool {
+        match self.scope.relayed.get() {
+            Some(slot) => {
+                *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The verified access token of an authorized HTTP request.

@@ -354,36 +354,48 @@ impl Task {
     /// whose future is dropped before its answer (a timeout around it) is
     /// withdrawn from the task's `inputRequests`.
     pub async fn ask<T>(&self, ask: Ask<T>) -> Result<T, TaskError> {
+        let request = ask
+            .request_value()
+            .map_err(|why| TaskError::Protocol(McpError::internal(why)))?;
+        let answer = self.ask_value(ask.key(), ask.capability(), request).await?;
+        ask.answer(answer).map_err(TaskError::Protocol)
+    }
+
+    /// Makes one ask, `request` as the wire carries it (`{"method", "params"}`),
+    /// needing `capability`; its answer as it came.
+    pub(crate) async fn ask_value(
+        &self,
+        key: &str,
+        capability: crate::protocol::ClientCapability,
+        request: Value,
+    ) -> Result<Value, TaskError> {
         let shared = &self.shared;
         if matches!(shared.mode, Mode::Detached) {
             return Err(TaskError::Protocol(extension_required()));
         }
-        if !ask.capability().is_declared_in(&shared.caps) {
+        if !capability.is_declared_in(&shared.caps) {
             let mut missing = Map::new();
-            ask.capability().add_to(&mut missing);
+            capability.add_to(&mut missing);
             return Err(TaskError::Protocol(McpError::missing_capability(Value::Object(
                 missing,
             ))));
         }
-        let request = ask
-            .request_value()
-            .map_err(|why| TaskError::Protocol(McpError::internal(why)))?;
-        let answer = match &shared.mode {
+        Ok(match &shared.mode {
             Mode::Detached => return Err(TaskError::Protocol(extension_required())),
             Mode::Legacy { session, outbound } => {
                 let outbound = outbound
                     .as_ref()
                     .ok_or_else(|| TaskError::Protocol(McpError::internal("no stream to ask the client on")))?;
                 let mut requests = Map::new();
-                requests.insert(ask.key().to_owned(), request);
+                requests.insert(key.to_owned(), request);
                 let mut answers = tokio::select! {
                     answers = session.ask(&requests, outbound) => answers.map_err(TaskError::Protocol)?,
                     _ = shared.cancel.cancelled() => return Err(TaskError::Cancelled),
                 };
-                answers.remove(ask.key()).unwrap_or(Value::Null)
+                answers.remove(key).unwrap_or(Value::Null)
             }
             Mode::Task => {
-                let (wire, rx) = shared.register(ask.key(), request)?;
+                let (wire, rx) = shared.register(key, request)?;
                 // Dropped before the answer (a timeout around the ask, say):
                 // the request is withdrawn from the task.
                 // (Once answered, the key is no longer waiting: withdrawing is a no-op.)
@@ -395,7 +407,6 @@ impl Task {
                     () = tokio::time::sleep(timeout) => return Err(TaskError::Unanswered(timeout)),
                 }
             }
-        };
-        ask.answer(answer).map_err(TaskError::Protocol)
+        })
     }
 }

@@ -14,6 +14,8 @@
 
 mod handle;
 mod kept;
+#[cfg(feature = "client")]
+pub(crate) mod relay;
 pub(crate) mod run;
 mod store;
 pub(crate) mod time;
@@ -135,6 +137,9 @@ pub(crate) struct TaskRuntime {
     /// Cancelled when the server stops and its grace is over: the runners
     /// still going record their tasks failed and end.
     pub(crate) halt: crate::cancel::Cancellation,
+    /// The upstreams whose tasks are served as this server's.
+    #[cfg(feature = "client")]
+    pub(crate) relays: relay::Relays,
 }
 
 #[derive(Default)]
@@ -159,6 +164,8 @@ impl TaskRuntime {
             notify,
             counts: Mutex::new(Counts::default()),
             halt: crate::cancel::Cancellation::new(),
+            #[cfg(feature = "client")]
+            relays: relay::Relays::default(),
         }
     }
 

@@ -39,6 +39,9 @@ pub(crate) struct Launch<'a> {
     /// The call's place among the tool's calls at once, if they are bounded:
     /// a task holds it until it ends.
     pub place: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// It becomes a task only if the handler has not answered within this
+    /// time; `None`: if it waits at all.
+    pub after: Option<std::time::Duration>,
 }
 
 /// Polls the handler once; if it must wait, creates the task (durably) and
@@ -59,15 +62,21 @@ where
         timeout,
         tool,
         place,
+        after,
     } = call;
     let slot = runtime.reserve(caller)?;
     let started = Instant::now();
     let mut future = CatchUnwind::new(future);
-    let first = poll_fn(|cx| match Pin::new(&mut future).poll(cx) {
-        Poll::Ready(out) => Poll::Ready(Some(out)),
-        Poll::Pending => Poll::Ready(None),
-    })
-    .await;
+    let first = match after {
+        None => {
+            poll_fn(|cx| match Pin::new(&mut future).poll(cx) {
+                Poll::Ready(out) => Poll::Ready(Some(out)),
+                Poll::Pending => Poll::Ready(None),
+            })
+            .await
+        }
+        Some(wait) => tokio::time::timeout(wait, &mut future).await.ok(),
+    };
     if let Some(out) = first {
         return Ok(Started::Ready(caught(out, tool)));
     }

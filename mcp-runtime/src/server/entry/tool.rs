@@ -124,6 +124,13 @@ pub struct ToolEntry {
     pub(crate) rate_limit: Option<crate::limits::Rate>,
     /// Its `_meta.ui` (MCP Apps), also written in `tool`'s `_meta`.
     pub(crate) ui: Option<UiToolMeta>,
+    /// Whether its handler may answer with a task another server runs (a
+    /// proxied tool whose upstream declares the tasks extension).
+    pub(crate) relays_tasks: bool,
+    /// A task tool whose call becomes a task only when its handler has not
+    /// answered within this time (a proxied 2025-11-25 upstream's tool);
+    /// `None`: as soon as the handler first waits.
+    pub(crate) task_after: Option<std::time::Duration>,
     pub(crate) handler: ToolHandler,
     pub(crate) location: &'static str,
 }
@@ -153,6 +160,8 @@ impl ToolEntry {
             visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
             rate_limit: def.rate_limit,
             ui: None,
+            relays_tasks: false,
+            task_after: None,
             tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
@@ -221,6 +230,8 @@ impl ToolEntry {
             concurrency: None,
             visible: None,
             rate_limit: None,
+            relays_tasks: false,
+            task_after: None,
             tool,
             handler,
             location: "dynamic",

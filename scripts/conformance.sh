@@ -110,7 +110,9 @@ if [ -n "$via" ]; then
   [[ "$via" == 2026-07-28 || "$via" == 2025-11-25 ]] || die 2 "MCP_CONFORMANCE_VIA_GATEWAY is 2026-07-28 or 2025-11-25, not '$via'"
   cargo build --quiet --example gateway || die 4 "cargo build --example gateway failed"
   gateway_config=$(mktemp "${TMPDIR:-/tmp}/mcp-conformance-gateway.XXXXXX") || die 4 "mktemp failed"
-  printf '{"mcpServers": {"everything": {"command": "%s", "prefix": "", "protocolVersion": "%s"}}}\n' "$server" "$via" >"$gateway_config"
+  # A 2025-11-25 upstream hears a session's capabilities once: one process of everything per set
+  # that callers declare lets each scenario's tools see what its client declared.
+  printf '{"mcpServers": {"everything": {"command": "%s", "prefix": "", "protocolVersion": "%s", "sessionPerCapabilities": true}}}\n' "$server" "$via" >"$gateway_config"
   server=$target/debug/examples/gateway
   server_args=(--config "$gateway_config")
   echo "conformance: through examples/gateway, to examples/everything over stdio at $via"

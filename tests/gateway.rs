@@ -1,7 +1,8 @@
 //! Proxying, end to end, with `examples/everything` as the upstream: a real
 //! process over stdio (and over Streamable HTTP), spoken to in each era.
 //! Calls through the proxy (a tool, an elicitation round in both eras, a
-//! resource, a prompt, a completion), an upstream killed mid-call (a clear
+//! resource, a prompt, a completion, a tool that checks the caller's
+//! capabilities), an upstream killed mid-call (a clear
 //! error naming it, the restart, the next call served), an upstream that
 //! cannot start (the others are served), a round answered on a replica
 //! where the call is not parked (a retryable error), the upstream's tasks
@@ -12,7 +13,7 @@ mod support;
 
 use mcp_runtime::client::{Calls, Client, Era};
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::Server;
+use mcp_runtime::{ProxyOptions, Server};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -54,10 +55,16 @@ fn elicit_ada(_: &serde_json::Value) -> serde_json::Value {
 /// A tool, an elicitation round, a resource, a prompt and a completion
 /// through the proxy, with the upstream spoken to in `era`.
 async fn calls_pass_through(era: Era) {
-    let server = gateway(vec![(
-        "ev",
-        Client::stdio(everything(), Vec::<String>::new()).name("ev").era(era),
-    )]);
+    // A 2025-11-25 stdio upstream: a process per set of capabilities callers declare.
+    let server = Server::builder()
+        .proxy_with(
+            "ev",
+            Client::stdio(everything(), Vec::<String>::new()).name("ev").era(era),
+            ProxyOptions::default().session_per_capabilities(true),
+        )
+        .build()
+        .expect("the gateway builds");
+    server.start();
     let client = TestClient::new(&server).on_elicit(elicit_ada);
     until_listed(&client, "ev_test_simple_text").await;
 
@@ -127,6 +134,21 @@ async fn calls_pass_through(era: Era) {
     assert!(!prompt.messages.is_empty());
     let unknown = client.call_tool("ev_no_such_tool", json!({})).await;
     assert!(unknown.is_err(), "{unknown:?}");
+
+    // The upstream sees what each caller declared, whatever its era (a
+    // 2025-11-25 upstream through a session opened with just those).
+    let refused = client
+        .call_tool("ev_test_missing_capability", json!({}))
+        .await
+        .expect_err("the caller did not declare sampling");
+    assert_eq!(refused.code().0, -32021, "{refused:?}");
+    let sampler = TestClient::new(&server)
+        .on_sample(|_| json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}));
+    let allowed = sampler
+        .call_tool("ev_test_missing_capability", json!({}))
+        .await
+        .expect("the caller declared sampling");
+    assert_eq!(allowed.text(), "The client declared sampling.");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

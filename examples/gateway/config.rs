@@ -18,9 +18,13 @@
 //! `headers` and `args` is the gateway's environment variable `VAR`, so that
 //! secrets stay out of the file. `protocolVersion` (`2026-07-28` or
 //! `2025-11-25`) makes the gateway speak that revision to the upstream
-//! instead of finding out with `server/discover`.
+//! instead of finding out with `server/discover`. `sessionPerCapabilities`
+//! (a 2025-11-25 upstream: a session per set of capabilities callers
+//! declare; by default on for a `url`, off for a `command`, where each
+//! session is another process) is `ProxyOptions::session_per_capabilities`.
 
 use mcp_runtime::client::{Client, ClientBuilder, Era};
+use mcp_runtime::ProxyOptions;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -55,6 +59,9 @@ pub struct Entry {
     /// Speak this revision only (`2026-07-28` or `2025-11-25`) instead of finding out.
     #[serde(default, rename = "protocolVersion")]
     pub protocol_version: Option<String>,
+    /// A 2025-11-25 upstream: a session per set of capabilities callers declare.
+    #[serde(default, rename = "sessionPerCapabilities")]
+    pub session_per_capabilities: Option<bool>,
 }
 
 /// An upstream's own OAuth client: tokens from `issuer` by the client
@@ -68,12 +75,12 @@ pub struct OAuth {
     pub scope: Option<String>,
 }
 
-/// An upstream ready to proxy: its prefix, its client, the scopes its items ask.
+/// An upstream ready to proxy: its prefix, its client, how it is served.
 pub struct Upstream {
     pub name: String,
     pub prefix: String,
     pub client: ClientBuilder,
-    pub scopes: Vec<String>,
+    pub options: ProxyOptions,
 }
 
 impl Config {
@@ -149,7 +156,13 @@ impl Entry {
             name: name.to_owned(),
             prefix: self.prefix.unwrap_or_else(|| name.to_owned()),
             client: client.name(name),
-            scopes: self.scopes,
+            options: {
+                let options = ProxyOptions::default().scopes(self.scopes);
+                match self.session_per_capabilities {
+                    Some(yes) => options.session_per_capabilities(yes),
+                    None => options,
+                }
+            },
         })
     }
 }

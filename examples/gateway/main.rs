@@ -43,7 +43,7 @@ fn main() -> ExitCode {
         let names: Vec<&str> = upstreams.iter().map(|u| u.name.as_str()).collect();
         server = server.instructions(format!("A gateway to these MCP servers: {}.", names.join(", ")));
         for upstream in upstreams {
-            server = server.proxy_scoped(upstream.prefix, upstream.client, upstream.scopes);
+            server = server.proxy_with(upstream.prefix, upstream.client, upstream.options);
         }
         server
     })

@@ -124,6 +124,8 @@ pub use mcp_macros::{form, prompt, resource, schema, skills, tool};
 pub use meta::RequestMeta;
 pub use mrtr::{Ask, Asks, ElicitForm, Elicited, Flow, Halt, Input, InputRequired, Outcome, Sampled, Sampling};
 pub use prompts::IntoPromptResult;
+#[cfg(feature = "client")]
+pub use proxy::ProxyOptions;
 pub use resources::{Blob, IntoResourceContents};
 pub use server::{
     Awaiting, BuildError, CacheHint, Call, CallKind, CallOutcome, Config, Context, EventBus, FromContext, Identity,

@@ -185,6 +185,11 @@ impl ClientBuilder {
         &self.name
     }
 
+    /// Whether the server is a child process.
+    pub(crate) fn is_stdio(&self) -> bool {
+        matches!(self.target, Target::Stdio(_))
+    }
+
     /// The name errors and logs give the server (default: the program, or the URL's host).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();

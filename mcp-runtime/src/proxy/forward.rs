@@ -13,7 +13,7 @@
 //!   replica's, or one that expired) is refused with a retryable error.
 
 use crate::cancel::Cancellation;
-use crate::client::{Ask, AskFuture, Client, ClientError, Era, Note};
+use crate::client::{Ask, AskFuture, Client, ClientBuilder, ClientError, Era, Note};
 use crate::error::McpError;
 use crate::mrtr::{Flow, Halt, Input, InputRequired};
 use crate::protocol::{ClientCapabilities, ClientCapability, DetailedTask, LoggingLevel};
@@ -159,20 +159,106 @@ struct Resume {
     park: Option<String>,
 }
 
+/// The capabilities a 2025-11-25 upstream may ask of a caller, one bit each.
+const ASKS: [ClientCapability; 4] = [
+    ClientCapability::ElicitationForm,
+    ClientCapability::ElicitationUrl,
+    ClientCapability::Sampling,
+    ClientCapability::Roots,
+];
+
+/// Every bit of [`ASKS`]: what the gateway's first session declares.
+pub(crate) const ALL_ASKS: u8 = 0b1111;
+
+/// Sessions of fewer capabilities one 2025-11-25 upstream may have open,
+/// besides its first: past them, a caller is served by the first.
+const MAX_NARROWER: usize = 8;
+
+/// Which of [`ASKS`] `caps` declares.
+fn asks_of(caps: &ClientCapabilities) -> u8 {
+    ASKS.iter()
+        .enumerate()
+        .filter(|(_, c)| c.is_declared_in(caps))
+        .fold(0, |mask, (i, _)| mask | (1 << i))
+}
+
+/// The capabilities that declare the asks in `mask`.
+pub(crate) fn capabilities_of(mask: u8) -> ClientCapabilities {
+    let has = |i: usize| mask & (1 << i) != 0;
+    let mut caps = Map::new();
+    if has(0) || has(1) {
+        let mut modes = Map::new();
+        if has(0) {
+            modes.insert("form".into(), json!({}));
+        }
+        if has(1) {
+            modes.insert("url".into(), json!({}));
+        }
+        caps.insert("elicitation".into(), Value::Object(modes));
+    }
+    if has(2) {
+        caps.insert("sampling".into(), json!({}));
+    }
+    if has(3) {
+        caps.insert("roots".into(), json!({}));
+    }
+    serde_json::from_value(Value::Object(caps)).unwrap_or_default()
+}
+
 /// A proxied server: its client, and its calls in progress.
 pub(crate) struct Upstream {
     pub client: Client,
     routes: Routes,
     parked: Arc<Mutex<HashMap<String, Parked>>>,
+    /// How to open another session of a 2025-11-25 upstream (`None` for
+    /// such a session itself).
+    base: Option<ClientBuilder>,
+    /// A 2025-11-25 upstream hears a session's capabilities once, when it
+    /// opens: a caller that declared fewer than the first session did is
+    /// served by a session that declared just those (opened at its first
+    /// call, another process for a stdio upstream), so that the upstream's
+    /// tools see what the caller can answer. By the asks it declared.
+    narrower: tokio::sync::Mutex<HashMap<u8, Arc<Upstream>>>,
 }
 
 impl Upstream {
-    pub(crate) fn new(client: Client, routes: Routes) -> Self {
+    pub(crate) fn new(client: Client, routes: Routes, base: Option<ClientBuilder>) -> Self {
         Upstream {
             client,
             routes,
             parked: Arc::default(),
+            base,
+            narrower: tokio::sync::Mutex::default(),
         }
+    }
+
+    /// The session of this 2025-11-25 upstream that declared what `caps`
+    /// declares, opened if it is not yet.
+    async fn session_for(&self, caps: &ClientCapabilities) -> Result<Option<Arc<Upstream>>, McpError> {
+        let mask = asks_of(caps);
+        let Some(base) = self.base.as_ref().filter(|_| mask != ALL_ASKS) else {
+            return Ok(None);
+        };
+        let mut sessions = self.narrower.lock().await;
+        if let Some(session) = sessions.get(&mask) {
+            return Ok(Some(session.clone()));
+        }
+        if sessions.len() >= MAX_NARROWER {
+            return Ok(None);
+        }
+        let routes = Routes::default();
+        let name: Arc<str> = Arc::from(self.client.name());
+        let client = base
+            .clone()
+            .era(Era::Legacy)
+            .capabilities(capabilities_of(mask))
+            .on_ask(routes.answerer(name))
+            .connect()
+            .await?;
+        tracing::debug!(upstream = %self.client.name(), "a session for callers that declared {:?}", capabilities_of(mask));
+        let session = Arc::new(Upstream::new(client, routes, None));
+        sessions.insert(mask, session.clone());
+        Ok(Some(session))
     }
 
     fn failed(&self, e: ClientError) -> Halt {
@@ -186,7 +272,14 @@ impl Upstream {
         let resume: Resume = input.state().unwrap_or_default();
         let progress = ctx.meta().progress_token.is_some();
         if self.client.era() == Some(Era::Legacy) {
-            return self.forward_legacy(method, params, ctx, &input, resume, progress).await;
+            let session = self
+                .session_for(ctx.client_capabilities())
+                .await
+                .map_err(Halt::Protocol)?;
+            let session = session.as_deref().unwrap_or(self);
+            return session
+                .forward_legacy(method, params, ctx, &input, resume, progress)
+                .await;
         }
         // Answers go up whenever the caller gave some (extra keys included:
         // the upstream ignores what it did not ask), its state with them.

@@ -14,7 +14,7 @@ use crate::calls::Calls;
 use crate::client::{ClientBuilder, Era};
 use crate::error::McpError;
 use crate::mrtr::{Flow, Halt};
-use crate::protocol::{CallToolResult, ClientCapabilities, GetPromptResult, ReadResourceResult, ResourceContents};
+use crate::protocol::{CallToolResult, GetPromptResult, ReadResourceResult, ResourceContents};
 use crate::server::entry::{CompleteRelay, Completer};
 use crate::server::{BuildError, Entries, EntryNames, PromptEntry, ResourceEntry, Server, ServerBuilder, ToolEntry};
 use forward::{Routes, Upstream};
@@ -56,14 +56,64 @@ impl ServerBuilder {
         upstream: ClientBuilder,
         scopes: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
+        self.proxy_with(prefix, upstream, ProxyOptions::default().scopes(scopes))
+    }
+
+    /// [`proxy`](Self::proxy), as `options` say.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::client::Client;
+    /// use mcp_runtime::{ProxyOptions, Server};
+    ///
+    /// let server = Server::builder()
+    ///     .proxy_with(
+    ///         "notes",
+    ///         Client::stdio("notes-server", ["--db", "/srv/notes.db"]),
+    ///         ProxyOptions::default().scopes(["notes"]).session_per_capabilities(true),
+    ///     )
+    ///     .build()?;
+    /// # Ok::<(), mcp_runtime::BuildError>(())
+    /// ```
+    pub fn proxy_with(self, prefix: impl Into<String>, upstream: ClientBuilder, options: ProxyOptions) -> Self {
         let prefix = prefix.into();
         if !prefix.is_empty() && !crate::server::mount::valid_prefix(&prefix) {
             return self.refuse(BuildError::InvalidMountPrefix(prefix));
         }
-        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
         self.on_start(move |server| {
-            tokio::spawn(serve(server.clone(), prefix, upstream, scopes));
+            tokio::spawn(serve(server.clone(), prefix, upstream, options));
         })
+    }
+}
+
+/// How [`ServerBuilder::proxy_with`] serves an upstream.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ProxyOptions {
+    /// OAuth scopes every proxied item asks of its callers (as
+    /// [`ToolEntry::scopes`] does).
+    pub scopes: Vec<String>,
+    /// For a 2025-11-25 upstream, which hears a session's capabilities once:
+    /// whether a caller that declared fewer capabilities (elicitation form
+    /// or URL, sampling, roots) than the gateway's first session is served
+    /// by a session opened with just those, so that the upstream's tools
+    /// see what the caller can answer. `None` (the default): yes for an
+    /// HTTP upstream (another session of the same server), no for a stdio
+    /// one, where each session is another process with a state of its own
+    /// (and list changes are heard from the first only).
+    pub session_per_capabilities: Option<bool>,
+}
+
+impl ProxyOptions {
+    /// Sets [`scopes`](Self::scopes).
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets [`session_per_capabilities`](Self::session_per_capabilities).
+    pub fn session_per_capabilities(mut self, yes: bool) -> Self {
+        self.session_per_capabilities = Some(yes);
+        self
     }
 }
 
@@ -73,27 +123,23 @@ impl ServerBuilder {
 /// stays open on this replica, and its asks are the task's input requests.)
 const LEGACY_TASK_AFTER: Duration = Duration::from_millis(100);
 
-/// Everything a client of the gateway may be asked, declared upstream.
-fn forwarded_capabilities() -> ClientCapabilities {
-    serde_json::from_value(json!({
-        "elicitation": {"form": {}, "url": {}},
-        "sampling": {},
-        "roots": {}
-    }))
-    .unwrap_or_default()
-}
-
 /// Connects (with backoff), serves the upstream's lists and keeps them
 /// current until the server is dropped.
-async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: Vec<String>) {
+async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options: ProxyOptions) {
+    let ProxyOptions {
+        scopes,
+        session_per_capabilities,
+    } = options;
+    let narrowing = session_per_capabilities.unwrap_or(!upstream.is_stdio());
     let weak = server.downgrade();
     drop(server);
     let routes = Routes::default();
     let name: Arc<str> = Arc::from(upstream.upstream_name());
-    let upstream = upstream
-        .capabilities(forwarded_capabilities())
-        // Every message: each caller gets those at its own level.
-        .log_level(crate::protocol::LoggingLevel::Debug)
+    // Every message: each caller gets those at its own level.
+    let base = upstream.log_level(crate::protocol::LoggingLevel::Debug);
+    let upstream = base
+        .clone()
+        .capabilities(forward::capabilities_of(forward::ALL_ASKS))
         .on_ask(routes.answerer(name.clone()));
     let mut wait = Duration::from_millis(500);
     let client = loop {
@@ -113,7 +159,7 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, scopes: 
     };
     let server_name = client.server_info().map(|i| i.name).unwrap_or_default();
     tracing::info!(upstream = %name, "proxying {server_name} ({era}) under {:?}", prefix);
-    let upstream = Arc::new(Upstream::new(client.clone(), routes));
+    let upstream = Arc::new(Upstream::new(client.clone(), routes, narrowing.then_some(base)));
     if runs_tasks(&client) {
         // Its tasks are the callers' to follow: `tasks/*` with their ids go there.
         if let Some(server) = weak.upgrade() {

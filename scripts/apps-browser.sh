@@ -84,32 +84,12 @@ pick_node() {
   node_pick 20 "${MCP_APPS_BROWSER_NODE:-}" "$(command -v node 2>/dev/null || true)" \
     ${node_pkg:+"$home/node_modules/$node_pkg/bin/node"}
 }
-stamp() { cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -c1-64; }
 ready() {
-  [ -f "$home/.stamp" ] && [ "$(cat "$home/.stamp")" = "$(stamp)" ] &&
+  [ -f "$home/.stamp" ] && [ "$(cat "$home/.stamp")" = "$(node_stamp "$src/package.json" "$src/package-lock.json")" ] &&
     [ -f "$home/node_modules/@modelcontextprotocol/ext-apps/package.json" ] && pick_node >/dev/null
 }
-install_npm() {
-  command -v npm >/dev/null || die 3 "npm is needed to install scripts/apps-browser/package.json"
-  local pkgs=()
-  if ! pick_node >/dev/null; then
-    [ -n "$node_pkg" ] || die 3 "no node >= 20 on PATH and none from npm for $(uname -s)/$(uname -m); set MCP_APPS_BROWSER_NODE"
-    pkgs+=("$node_pkg@$NODE_VERSION")
-  fi
-  echo "apps-browser: installing $src/package-lock.json${pkgs:+ and ${pkgs[*]}} into $home" >&2
-  rm -rf "$home"
-  mkdir -p "$home"
-  cp "$src/package.json" "$src/package-lock.json" "$home/"
-  # `npm ci` of the lock, then the Node package (if needed) without saving it there. esbuild's
-  # install script is not needed: its JS API finds the binary in @esbuild/<platform> itself.
-  if ! { (cd "$home" && npm ci --no-fund --no-audit --loglevel=error) &&
-         { [ ${#pkgs[@]} -eq 0 ] || (cd "$home" && npm install --no-save --no-fund --no-audit --loglevel=error "${pkgs[@]}"); }; } >&2; then
-    rm -rf "$home"
-    die 3 "npm ci into $home failed"
-  fi
-  pick_node >/dev/null || { rm -rf "$home"; die 3 "no usable node >= 20 after the install"; }
-  stamp >"$home/.stamp"
-}
+# esbuild's install script is not needed: its JS API finds the binary in @esbuild/<platform> itself.
+install_npm() { node_install_into "$home" apps-browser pick_node ci "$src/package.json" "$src/package-lock.json" || exit 3; }
 ready || install_npm
 node=$(pick_node)
 

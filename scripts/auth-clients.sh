@@ -48,7 +48,6 @@ home=${MCP_AUTH_CLIENTS_HOME:-$HOME/.cache/mcp-auth-clients}
 venv=$home/py/venv
 tsdir=$home/ts
 
-stamp_of() { sha256sum "$1" | cut -c1-64; }
 
 # --- Python ----------------------------------------------------------------------------------
 # shellcheck source=pyvenv.sh
@@ -72,29 +71,10 @@ pick_node() {
   return 1
 }
 ts_ready() {
-  [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(stamp_of "$src/package.json")" ] &&
+  [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(node_stamp "$src/package.json")" ] &&
     [ -f "$tsdir/node_modules/@modelcontextprotocol/client/package.json" ] && pick_node >/dev/null
 }
-install_ts() {
-  command -v npm >/dev/null || die 3 "npm is needed to install the TypeScript SDK"
-  local pkgs=()
-  if ! pick_node >/dev/null; then
-    [ -n "$node_pkg" ] || die 3 "no node >= 20 on PATH and none from npm for $(uname -s)/$(uname -m); set MCP_AUTH_CLIENTS_NODE"
-    pkgs+=("$node_pkg@$NODE_VERSION")
-  fi
-  echo "auth-clients: installing $src/package.json${pkgs:+ and ${pkgs[*]}} into $tsdir" >&2
-  rm -rf "$tsdir"
-  mkdir -p "$tsdir"
-  cp "$src/package.json" "$tsdir/package.json"
-  # `npm install` of the package.json, then the Node package (if needed) without saving it there.
-  if ! { (cd "$tsdir" && npm install --no-fund --no-audit --loglevel=error) &&
-         { [ ${#pkgs[@]} -eq 0 ] || (cd "$tsdir" && npm install --no-save --no-fund --no-audit --loglevel=error "${pkgs[@]}"); }; } >&2; then
-    rm -rf "$tsdir"
-    die 3 "npm install into $tsdir failed"
-  fi
-  pick_node >/dev/null || { rm -rf "$tsdir"; die 3 "no usable node >= 20 after the install"; }
-  stamp_of "$src/package.json" >"$tsdir/.stamp"
-}
+install_ts() { node_install_into "$tsdir" auth-clients pick_node install "$src/package.json" || exit 3; }
 
 # --- run -------------------------------------------------------------------------------------
 run_client() {  # run_client COMMAND...: loopback-safe environment, backstop timeout, exit 0 or 1

@@ -63,7 +63,6 @@ home=${MCP_UPSTREAMS_HOME:-$HOME/.cache/mcp-upstreams}
 venv=$home/py/venv
 tsdir=$home/ts
 
-stamp_of() { cat "$@" | sha256sum | cut -c1-64; }
 
 # --- Python ----------------------------------------------------------------------------------
 # shellcheck source=pyvenv.sh
@@ -80,29 +79,10 @@ pick_node() {  # Node >= 20 (the SDK's engines)
     ${node_pkg:+"$tsdir/node_modules/$node_pkg/bin/node"}
 }
 ts_ready() {
-  [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(stamp_of "$src/package.json" "$src/package-lock.json")" ] &&
+  [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(node_stamp "$src/package.json" "$src/package-lock.json")" ] &&
     [ -f "$tsdir/node_modules/@modelcontextprotocol/server/package.json" ] && pick_node >/dev/null
 }
-install_ts() {
-  command -v npm >/dev/null || die 3 "npm is needed to install the TypeScript SDK"
-  local pkgs=()
-  if ! pick_node >/dev/null; then
-    [ -n "$node_pkg" ] || die 3 "no node >= 20 on PATH and none from npm for $(uname -s)/$(uname -m); set MCP_UPSTREAMS_NODE"
-    pkgs+=("$node_pkg@$NODE_VERSION")
-  fi
-  echo "upstreams: installing $src/package-lock.json${pkgs:+ and ${pkgs[*]}} into $tsdir" >&2
-  rm -rf "$tsdir"
-  mkdir -p "$tsdir"
-  cp "$src/package.json" "$src/package-lock.json" "$tsdir/"
-  # `npm ci` of the lock, then the Node package (if needed) without saving it there.
-  if ! { (cd "$tsdir" && npm ci --no-fund --no-audit --loglevel=error) &&
-         { [ ${#pkgs[@]} -eq 0 ] || (cd "$tsdir" && npm install --no-save --no-fund --no-audit --loglevel=error "${pkgs[@]}"); }; } >&2; then
-    rm -rf "$tsdir"
-    die 3 "npm ci into $tsdir failed"
-  fi
-  pick_node >/dev/null || { rm -rf "$tsdir"; die 3 "no usable node >= 20 after the install"; }
-  stamp_of "$src/package.json" "$src/package-lock.json" >"$tsdir/.stamp"
-}
+install_ts() { node_install_into "$tsdir" upstreams pick_node ci "$src/package.json" "$src/package-lock.json" || exit 3; }
 ts_script() {  # server.mjs beside node_modules, refreshed (atomically) when the source changed
   if ! cmp -s "$src/server.mjs" "$tsdir/server.mjs"; then
     cp "$src/server.mjs" "$tsdir/server.mjs.$$" && mv -f "$tsdir/server.mjs.$$" "$tsdir/server.mjs"

@@ -655,3 +655,89 @@ async fn a_2025_upstreams_long_calls_are_offered_as_tasks() {
         .era(Era::Legacy);
     tasks_pass_through(upstream, false).await;
 }
+
+/// Through the gateway over HTTP: a listen stream that follows an
+/// upstream's task hears its changes under the caller's id (the gateway
+/// follows it on a stream of its own to the upstream), and the upstream's
+/// list-change stream outlives the client's request timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_follows_an_upstreams_task() {
+    use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+    use support::http;
+    let server = gateway(vec![(
+        "ev",
+        Client::stdio(everything(), Vec::<String>::new())
+            .name("ev")
+            .timeout(Duration::from_secs(1)),
+    )]);
+    let local = TestClient::new(&server);
+    until_listed(&local, "ev_confirm_delete").await;
+    let bound = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
+        .await
+        .expect("a loopback port");
+    let addr = bound.local_addr().expect("its address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(bound.serve_until(async {
+        let _ = stopped.await;
+    }));
+    let with_ext = |mut params: serde_json::Value| {
+        params["_meta"] = support::meta_with(json!({
+            "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }));
+        params
+    };
+
+    let (_, created) = http::call(
+        addr,
+        1,
+        "tools/call",
+        Some("ev_confirm_delete"),
+        with_ext(json!({"name": "ev_confirm_delete", "arguments": {"filename": "a.txt"}})),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    let mut stream = http::open_stream(
+        addr,
+        9,
+        "subscriptions/listen",
+        None,
+        with_ext(json!({"notifications": {"taskIds": [id, "not-a-task"]}})),
+    )
+    .await;
+    let ack = stream.next().await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    // The upstream's stream is open once its acknowledgement is in: give it a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, updated) = http::call(
+        addr,
+        2,
+        "tasks/update",
+        Some(&id),
+        with_ext(
+            json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
+        ),
+    )
+    .await;
+    assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
+    loop {
+        let note = stream.next().await;
+        support::validate_emitted(&note, None);
+        assert_eq!(note["method"], "notifications/tasks", "{note}");
+        assert_eq!(note["params"]["taskId"], json!(id), "the caller's id: {note}");
+        assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+        if note["params"]["status"] == "completed" {
+            assert_eq!(note["params"]["result"]["content"][0]["text"], "Deleted a.txt");
+            break;
+        }
+    }
+
+    // Past the client's 1 s timeout, the upstream's list changes still arrive.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    local
+        .call_tool("ev_test_trigger_tool_change", json!({}))
+        .await
+        .expect("a list change upstream");
+    until_listed(&local, "ev_test_dynamic_tool").await;
+    drop(stream);
+    let _ = stop.send(());
+}

@@ -88,6 +88,11 @@ impl Inbox {
         self.lock().background.insert(id);
     }
 
+    /// Whether request `id` stays open (see `background`).
+    pub(crate) fn is_background(&self, id: i64) -> bool {
+        self.lock().background.contains(&id)
+    }
+
     /// Fails request `id` (its transport could not deliver it).
     pub(crate) fn fail(&self, id: i64, error: ClientError) {
         if let Some(tx) = self.lock().waiting.remove(&id) {

@@ -654,7 +654,12 @@ impl Inner {
             live.inbox.forget(id);
             return Err(e);
         }
-        let answered = tokio::time::timeout(self.timeout, response).await;
+        // A stream that stays open (a listen stream) has no answer to wait for in time.
+        let answered = if live.inbox.is_background(id) {
+            Ok(response.await)
+        } else {
+            tokio::time::timeout(self.timeout, response).await
+        };
         match answered {
             Ok(Ok(Ok(result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
                 live.learn_header_params(&result);
@@ -929,6 +934,31 @@ impl Client {
         live.link.send(&note, &head).await
     }
 
+    /// Opens a `subscriptions/listen` stream for `notifications` (its
+    /// filter) with the capabilities `caps`; what it carries arrives among
+    /// the [`notifications`](Self::notifications). Closed (cancelled at the
+    /// server) when the returned [`Listening`] is dropped. 2026-07-28 only.
+    pub(crate) fn listen_to(&self, notifications: Value, caps: Value) -> Result<Listening, ClientError> {
+        let live = self.live()?;
+        let inner = self.inner.clone();
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        live.inbox.background(id);
+        let params = json!({
+            "notifications": notifications,
+            "_meta": { crate::protocol::META_CLIENT_CAPABILITIES: caps },
+        });
+        let (open_inner, open_live) = (inner.clone(), live.clone());
+        tokio::spawn(async move {
+            if let Err(e) = open_inner
+                .exchange_as(&open_live, id, "subscriptions/listen", params, None)
+                .await
+            {
+                tracing::debug!(upstream = %open_inner.name, "subscriptions/listen ended: {e}");
+            }
+        });
+        Ok(Listening { inner, live, id })
+    }
+
     /// Asks for the server's list-change notifications: at 2026-07-28 a
     /// `subscriptions/listen` stream kept open (opened again after a
     /// reconnection by whoever watches [`connections`](Self::connections));
@@ -950,6 +980,24 @@ impl Client {
             }
         });
         Ok(())
+    }
+}
+
+/// A listen stream [`Client::listen_to`] opened: cancelled at the server
+/// when dropped.
+pub(crate) struct Listening {
+    inner: Arc<Inner>,
+    live: Arc<Live>,
+    id: i64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.live.inbox.forget(self.id);
+        let (inner, live, id) = (self.inner.clone(), self.live.clone(), self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { inner.cancel(&live, id, "the listener went away").await });
+        }
     }
 }
 

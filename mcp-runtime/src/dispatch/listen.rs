@@ -114,6 +114,11 @@ pub(crate) async fn listen(
     let id = ctx.request_id().clone();
     // The version of each followed task's record last sent (or seen at the start).
     let mut sent: Vec<u64> = Vec::new();
+    // What an upstream says of the tasks it runs for this server (relayed
+    // ids), each followed on a stream of its own while this one is open.
+    let (relayed_tx, mut relayed_rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
+    #[cfg(feature = "client")]
+    let mut following = tokio::task::JoinSet::new();
     if !filter.task_ids.is_empty() {
         let declared = ctx
             .client_capabilities()
@@ -127,11 +132,32 @@ pub(crate) async fn listen(
         // each is not sent again.
         let mut agreed = Vec::new();
         for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
-            if !agreed.contains(&task_id) {
-                if let Ok(record) = super::tasks::find(server, &task_id, ctx.principal()).await {
-                    agreed.push(task_id);
-                    sent.push(record.version);
-                }
+            if agreed.contains(&task_id) {
+                continue;
+            }
+            #[cfg(feature = "client")]
+            if let Some((relay, upstream_id)) =
+                server
+                    .inner
+                    .tasks
+                    .relays
+                    .open(&server.inner.sealer, &task_id, ctx.principal())
+            {
+                let tx = relayed_tx.clone();
+                let caller_id = task_id.clone();
+                let out = Box::new(move |mut body: serde_json::Value| {
+                    body["taskId"] = serde_json::Value::String(caller_id.clone());
+                    let _ = tx.send(body);
+                });
+                let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
+                following.spawn(relay.follow(upstream_id, caps, out));
+                agreed.push(task_id);
+                sent.push(0);
+                continue;
+            }
+            if let Ok(record) = super::tasks::find(server, &task_id, ctx.principal()).await {
+                agreed.push(task_id);
+                sent.push(record.version);
             }
         }
         filter.task_ids = agreed;
@@ -167,9 +193,20 @@ pub(crate) async fn listen(
     let principal = ctx.principal().map(str::to_owned);
     // An idle stream keeps only what it forwards with.
     drop(ctx);
+    drop(relayed_tx);
     loop {
         tokio::select! {
             _ = cancel.cancelled() => break,
+            Some(body) = relayed_rx.recv() => {
+                match serde_json::from_value::<crate::protocol::DetailedTask>(body) {
+                    Ok(task) => {
+                        if outbound.send(encode_task(&task, &id)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => tracing::debug!("an upstream's task notification does not read: {e}"),
+                }
+            }
             // The server stops: the stream ends with its final result.
             _ = stopping.cancelled() => break,
             _ = &mut expired => break,

@@ -18,7 +18,7 @@ use crate::error::McpError;
 use crate::mrtr::{Flow, Halt, Input, InputRequired};
 use crate::protocol::{ClientCapabilities, ClientCapability, DetailedTask, LoggingLevel};
 use crate::server::{Context, FromContext};
-use crate::tasks::relay::{self, RelayFuture, TaskRelay};
+use crate::tasks::relay::{self, FollowFuture, RelayFuture, TaskRelay};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -661,6 +661,33 @@ impl TaskRelay for Upstream {
         // The caller's capabilities: the upstream asks them of every request.
         params["_meta"] = json!({ crate::protocol::META_CLIENT_CAPABILITIES: caps });
         Box::pin(async move { client.request(&method, params).await.map_err(McpError::from) })
+    }
+
+    fn follow(&self, task: String, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
+        let client = self.client.clone();
+        Box::pin(async move {
+            // Heard before the stream opens, so that nothing it carries is missed.
+            let mut notes = client.notifications();
+            let _listening = match client.listen_to(json!({"taskIds": [task]}), caps) {
+                Ok(listening) => listening,
+                Err(e) => {
+                    tracing::debug!(upstream = %client.name(), "cannot follow task {task}: {e}");
+                    return;
+                }
+            };
+            loop {
+                match notes.recv().await {
+                    Ok(note) => {
+                        let params = &note.message["params"];
+                        if note.message["method"] == "notifications/tasks" && params["taskId"] == json!(task) {
+                            out(params.clone());
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        })
     }
 }
 

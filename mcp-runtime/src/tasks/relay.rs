@@ -26,7 +26,16 @@ pub(crate) trait TaskRelay: Send + Sync {
     /// `params` (the task id already the upstream's), with the caller's
     /// capabilities `caps`; the upstream's result or error.
     fn relay(&self, method: &str, params: Value, caps: Value) -> RelayFuture;
+
+    /// Follows the upstream's task `task` on a listen stream of its own,
+    /// with the caller's capabilities `caps`: each `notifications/tasks`
+    /// about it (its params, the upstream's id in them) goes to `out`. Runs
+    /// until dropped, which closes the stream.
+    fn follow(&self, task: String, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture;
 }
+
+/// What [`TaskRelay::follow`] runs.
+pub(crate) type FollowFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Where a proxied tool's handler leaves the task its upstream made.
 pub(crate) type Slot = Arc<std::sync::Mutex<Option<crate::protocol::DetailedTask>>>;
@@ -125,6 +134,10 @@ mod tests {
         fn relay(&self, method: &str, params: Value, _caps: Value) -> RelayFuture {
             let out = json!({"method": method, "params": params});
             Box::pin(async move { Ok(out) })
+        }
+
+        fn follow(&self, _task: String, _caps: Value, _out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
+            Box::pin(std::future::pending())
         }
     }
 

@@ -6,8 +6,10 @@
 //! error naming it, the restart, the next call served), an upstream that
 //! cannot start (the others are served), a round answered on a replica
 //! where the call is not parked (a retryable error), the upstream's tasks
-//! handed to the caller (over stdio and over HTTP), and the client alone
-//! against the upstream over HTTP in both eras.
+//! handed to the caller (over stdio and over HTTP, and followed on a listen
+//! stream), a 2025-11-25 upstream's long call made a task and answered on
+//! another replica, and the client alone against the upstream over HTTP in
+//! both eras.
 
 mod support;
 
@@ -740,4 +742,67 @@ async fn a_listen_stream_follows_an_upstreams_task() {
     until_listed(&local, "ev_test_dynamic_tool").await;
     drop(stream);
     let _ = stop.send(());
+}
+
+/// A 2025-11-25 upstream's call made a task on one replica is answered
+/// and read on another that shares the task store: the call stays open on
+/// the replica that runs it, and the answer reaches it through the store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_upstreams_task_is_answered_on_another_replica() {
+    let store: std::sync::Arc<dyn mcp_runtime::TaskStore> = std::sync::Arc::new(mcp_runtime::MemoryTaskStore::new());
+    let replica = || {
+        let server = Server::builder()
+            .request_state_keys(vec![[9u8; 32]])
+            .task_store(store.clone())
+            .proxy(
+                "ev",
+                Client::stdio(everything(), Vec::<String>::new())
+                    .name("ev")
+                    .era(Era::Legacy),
+            )
+            .build()
+            .expect("a replica");
+        server.start();
+        server
+    };
+    let (a, b) = (replica(), replica());
+    let on_a = TestClient::new(&a)
+        .with_tasks()
+        .on_elicit(elicit_ada)
+        .as_principal("alice");
+    let on_b = TestClient::new(&b)
+        .with_tasks()
+        .on_elicit(elicit_ada)
+        .as_principal("alice");
+    until_listed(&on_a, "ev_confirm_delete").await;
+    until_listed(&on_b, "ev_confirm_delete").await;
+
+    let created = on_a
+        .request(
+            "tools/call",
+            json!({"name": "ev_confirm_delete", "arguments": {"filename": "b.txt"}}),
+        )
+        .await
+        .expect("a task");
+    let id = created["taskId"].as_str().expect("a task").to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let task = on_b
+            .request("tasks/get", json!({"taskId": id}))
+            .await
+            .expect("tasks/get on b");
+        if task["status"] == "input_required" {
+            assert!(task["inputRequests"].get("confirm").is_some(), "{task}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never asked: {task}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answers = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    on_b.request("tasks/update", json!({"taskId": id, "inputResponses": answers}))
+        .await
+        .expect("tasks/update on b");
+    let done = until_ended(&on_b, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "Deleted b.txt", "{done}");
 }

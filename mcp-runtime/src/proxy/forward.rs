@@ -219,6 +219,9 @@ pub(crate) struct Upstream {
     /// call, another process for a stdio upstream), so that the upstream's
     /// tools see what the caller can answer. By the asks it declared.
     narrower: tokio::sync::Mutex<HashMap<u8, Arc<Upstream>>>,
+    /// Told when one of those sessions hears that the upstream's lists
+    /// changed (a server may tell only the session that changed them).
+    pub(crate) lists_changed: Arc<tokio::sync::Notify>,
 }
 
 impl Upstream {
@@ -229,6 +232,7 @@ impl Upstream {
             parked: Arc::default(),
             base,
             narrower: tokio::sync::Mutex::default(),
+            lists_changed: Arc::default(),
         }
     }
 
@@ -256,6 +260,24 @@ impl Upstream {
             .connect()
             .await?;
         tracing::debug!(upstream = %self.client.name(), "a session for callers that declared {:?}", capabilities_of(mask));
+        // Its list changes are the upstream's: the lists are read again.
+        let mut notes = client.notifications();
+        let changed = self.lists_changed.clone();
+        tokio::spawn(async move {
+            loop {
+                match notes.recv().await {
+                    Ok(note)
+                        if note.message["method"]
+                            .as_str()
+                            .is_some_and(|m| m.ends_with("/list_changed")) =>
+                    {
+                        changed.notify_one();
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
         let session = Arc::new(Upstream::new(client, routes, None));
         sessions.insert(mask, session.clone());
         Ok(Some(session))

@@ -186,6 +186,8 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                         return;
                     }
                 }
+                // A session of fewer capabilities heard of a change.
+                _ = upstream.lists_changed.notified() => break,
                 changed = connections.changed() => {
                     if changed.is_err() {
                         return;

@@ -23,6 +23,37 @@ fn everything() -> String {
     support::example_binary("everything").display().to_string()
 }
 
+/// `examples/everything` over Streamable HTTP on a free loopback port:
+/// the process (ended when this is dropped) and its URL.
+struct EverythingHttp {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for EverythingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn everything_over_http() -> EverythingHttp {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = std::process::Command::new(everything())
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("everything starts");
+    EverythingHttp {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
 /// A server that proxies `upstreams` (prefix, client), started.
 fn gateway(upstreams: Vec<(&str, mcp_runtime::client::ClientBuilder)>) -> Server {
     let mut builder = Server::builder();
@@ -330,17 +361,8 @@ async fn an_answer_on_another_replica_gets_a_retryable_error() {
 /// The client alone, over Streamable HTTP, against a server in each era.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_speaks_http_in_both_eras() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let mut child = std::process::Command::new(everything())
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("everything starts");
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let upstream = everything_over_http();
+    let url = upstream.url.clone();
     let mut outcome = Ok(());
     for era in [None, Some(Era::Legacy)] {
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -378,8 +400,7 @@ async fn the_client_speaks_http_in_both_eras() {
         let failed = connected.request("tools/call", json!({"name": "no_such_tool"})).await;
         assert!(failed.is_err(), "{failed:?}");
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(upstream);
     outcome.expect("the era found");
 }
 
@@ -630,21 +651,11 @@ async fn an_upstreams_tasks_pass_through_over_stdio() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upstreams_tasks_pass_through_over_http() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let mut child = std::process::Command::new(everything())
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("everything starts");
+    let process = everything_over_http();
     // The gateway retries with backoff until the upstream listens.
-    let upstream = Client::http(format!("http://127.0.0.1:{port}/mcp")).name("ev");
+    let upstream = Client::http(&process.url).name("ev");
     let outcome = tokio::spawn(tasks_pass_through(upstream, true)).await;
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(process);
     if let Err(e) = outcome {
         std::panic::resume_unwind(e.into_panic());
     }

@@ -120,12 +120,7 @@ pub(crate) async fn listen(
     #[cfg(feature = "client")]
     let mut following = tokio::task::JoinSet::new();
     if !filter.task_ids.is_empty() {
-        let declared = ctx
-            .client_capabilities()
-            .extensions
-            .as_ref()
-            .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
-        if !declared {
+        if !crate::tasks::declared(ctx.client_capabilities()) {
             return Err(crate::tasks::extension_required());
         }
         // Agreed to only for tasks the caller may see; what was seen of

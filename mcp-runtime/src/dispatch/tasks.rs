@@ -8,7 +8,7 @@
 use crate::error::McpError;
 use crate::jsonrpc::parse_params;
 use crate::method::Method;
-use crate::protocol::{DetailedTask, TaskIdParams, TaskStatus, UpdateTaskParams, TASKS_EXTENSION};
+use crate::protocol::{DetailedTask, TaskIdParams, TaskStatus, UpdateTaskParams};
 use crate::server::{Context, Server};
 use crate::tasks::TaskRecord;
 use serde::Serialize;
@@ -40,12 +40,7 @@ pub(crate) async fn serve(
     params: Option<&RawValue>,
     ctx: &Context,
 ) -> Result<Vec<u8>, McpError> {
-    let declared = ctx
-        .client_capabilities()
-        .extensions
-        .as_ref()
-        .is_some_and(|e| e.contains_key(TASKS_EXTENSION));
-    if !declared {
+    if !crate::tasks::declared(ctx.client_capabilities()) {
         return Err(crate::tasks::extension_required());
     }
     #[cfg(feature = "client")]

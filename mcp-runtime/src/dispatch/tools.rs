@@ -192,10 +192,7 @@ fn panicked(tool: &str, message: &str) -> McpError {
 fn task_shared(ctx: &Context, mode: TaskMode) -> Result<std::sync::Arc<crate::tasks::Shared>, McpError> {
     let scope = &ctx.scope;
     let caps = scope.meta.client_capabilities.clone();
-    let declared = caps
-        .extensions
-        .as_ref()
-        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
+    let declared = crate::tasks::declared(&caps);
     let how = match &scope.session {
         _ if mode == TaskMode::Required && (!declared || scope.session.is_some()) => {
             return Err(crate::tasks::extension_required());

@@ -352,12 +352,7 @@ impl Upstream {
     /// tasks extension and the call can answer with it; the call's result
     /// is then the task.
     fn hand_over(&self, created: Value, ctx: &Context) -> Result<bool, Halt> {
-        let declared = ctx
-            .client_capabilities()
-            .extensions
-            .as_ref()
-            .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION));
-        if !declared {
+        if !crate::tasks::declared(ctx.client_capabilities()) {
             return Ok(false);
         }
         let Ok(mut task) = serde_json::from_value::<DetailedTask>(created) else {
@@ -460,21 +455,9 @@ impl Upstream {
             let mut waiting: Vec<Waiting> = Vec::with_capacity(asks.len());
             for (i, (ask, reply)) in asks.into_iter().enumerate() {
                 let mut params = ask.params;
-                let key = params
-                    .get_mut("_meta")
-                    .and_then(Value::as_object_mut)
-                    .and_then(|meta| meta.remove(crate::session::INPUT_KEY_META))
-                    .and_then(|k| k.as_str().map(str::to_owned))
+                let key = take_key(&mut params)
                     .filter(|k| waiting.iter().all(|w| &w.key != k))
                     .unwrap_or_else(|| format!("upstream-{}-{i}", input.round()));
-                if params
-                    .get("_meta")
-                    .is_some_and(|m| m.as_object().is_some_and(Map::is_empty))
-                {
-                    if let Some(p) = params.as_object_mut() {
-                        p.remove("_meta");
-                    }
-                }
                 let request = json!({"method": ask.method, "params": params});
                 waiting.push(Waiting { key, request, reply });
             }
@@ -623,25 +606,26 @@ impl Upstream {
 /// the key the upstream used; the caller's answer.
 async fn ask_in_task(task: &crate::tasks::Task, ask: Ask) -> Result<Value, McpError> {
     let mut params = ask.params;
-    let key = params
-        .get_mut("_meta")
-        .and_then(Value::as_object_mut)
-        .and_then(|meta| meta.remove(crate::session::INPUT_KEY_META))
-        .and_then(|k| k.as_str().map(str::to_owned))
-        .unwrap_or_else(|| "upstream".to_owned());
-    if params
-        .get("_meta")
-        .and_then(Value::as_object)
-        .is_some_and(Map::is_empty)
-    {
-        if let Some(p) = params.as_object_mut() {
-            p.remove("_meta");
-        }
-    }
+    let key = take_key(&mut params).unwrap_or_else(|| "upstream".to_owned());
     let request = json!({"method": ask.method, "params": params});
     let capability = needed(&request)
         .ok_or_else(|| McpError::invalid_params(format!("the caller cannot be asked {}", ask.method)))?;
     Ok(task.ask_value(&key, capability, request).await?)
+}
+
+/// The key an ask of one of our own servers carries in its `_meta`
+/// (`session::INPUT_KEY_META`), taken out of `params` (with a `_meta` left empty).
+fn take_key(params: &mut Value) -> Option<String> {
+    let meta = params.get_mut("_meta").and_then(Value::as_object_mut)?;
+    let key = meta
+        .remove(crate::session::INPUT_KEY_META)
+        .and_then(|k| k.as_str().map(str::to_owned));
+    if meta.is_empty() {
+        if let Some(p) = params.as_object_mut() {
+            p.remove("_meta");
+        }
+    }
+    key
 }
 
 /// Resolves when `cancel` fires.

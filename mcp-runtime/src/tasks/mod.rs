@@ -331,6 +331,13 @@ pub(crate) fn finished_ttl(record: &TaskRecord, finished_ttl_ms: u64, now: u64) 
     Some(record.ttl_ms.map_or(kept, |ttl| ttl.min(kept)))
 }
 
+/// Whether a client declared the tasks extension.
+pub(crate) fn declared(caps: &crate::protocol::ClientCapabilities) -> bool {
+    caps.extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(crate::protocol::TASKS_EXTENSION))
+}
+
 /// A new task id: 128 random bits, hex.
 pub(crate) fn new_id() -> String {
     crate::session::random_id()

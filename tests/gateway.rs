@@ -303,6 +303,17 @@ async fn an_upstream_that_cannot_start_leaves_the_others_served() {
     assert_eq!(greeted.text(), "Hello, Ada!");
 }
 
+/// A replica built from `builder` that proxies `examples/everything` over
+/// stdio, spoken to at 2025-11-25, under `ev`; started.
+fn legacy_replica(builder: mcp_runtime::ServerBuilder) -> Server {
+    let upstream = Client::stdio(everything(), Vec::<String>::new())
+        .name("ev")
+        .era(Era::Legacy);
+    let server = builder.proxy("ev", upstream).build().expect("a replica");
+    server.start();
+    server
+}
+
 /// A 2025-11-25 upstream's call is parked on the replica that asked: the
 /// answer sent to another replica is refused with a retryable error that
 /// names the upstream, and the replica that holds the call finishes it.
@@ -310,21 +321,8 @@ async fn an_upstream_that_cannot_start_leaves_the_others_served() {
 async fn an_answer_on_another_replica_gets_a_retryable_error() {
     // Replicas share their requestState keys.
     let key = [7u8; 32];
-    let replica = |key: [u8; 32]| {
-        let server = Server::builder()
-            .request_state_keys(vec![key])
-            .proxy(
-                "ev",
-                Client::stdio(everything(), Vec::<String>::new())
-                    .name("ev")
-                    .era(Era::Legacy),
-            )
-            .build()
-            .expect("a replica");
-        server.start();
-        server
-    };
-    let (a, b) = (replica(key), replica(key));
+    let replica = || legacy_replica(Server::builder().request_state_keys(vec![key]));
+    let (a, b) = (replica(), replica());
     let on_a = TestClient::new(&a).on_elicit(elicit_ada);
     let on_b = TestClient::new(&b).on_elicit(elicit_ada);
     until_listed(&on_a, "ev_test_input_required_result_elicitation").await;
@@ -762,19 +760,11 @@ async fn a_listen_stream_follows_an_upstreams_task() {
 async fn a_2025_upstreams_task_is_answered_on_another_replica() {
     let store: std::sync::Arc<dyn mcp_runtime::TaskStore> = std::sync::Arc::new(mcp_runtime::MemoryTaskStore::new());
     let replica = || {
-        let server = Server::builder()
-            .request_state_keys(vec![[9u8; 32]])
-            .task_store(store.clone())
-            .proxy(
-                "ev",
-                Client::stdio(everything(), Vec::<String>::new())
-                    .name("ev")
-                    .era(Era::Legacy),
-            )
-            .build()
-            .expect("a replica");
-        server.start();
-        server
+        legacy_replica(
+            Server::builder()
+                .request_state_keys(vec![[9u8; 32]])
+                .task_store(store.clone()),
+        )
     };
     let (a, b) = (replica(), replica());
     let on_a = TestClient::new(&a)

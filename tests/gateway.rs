@@ -304,11 +304,9 @@ async fn an_upstream_that_cannot_start_leaves_the_others_served() {
 }
 
 /// A replica built from `builder` that proxies `examples/everything` over
-/// stdio, spoken to at 2025-11-25, under `ev`; started.
-fn legacy_replica(builder: mcp_runtime::ServerBuilder) -> Server {
-    let upstream = Client::stdio(everything(), Vec::<String>::new())
-        .name("ev")
-        .era(Era::Legacy);
+/// stdio (a process of its own), spoken to in `era`, under `ev`; started.
+fn replica_of(builder: mcp_runtime::ServerBuilder, era: Era) -> Server {
+    let upstream = Client::stdio(everything(), Vec::<String>::new()).name("ev").era(era);
     let server = builder.proxy("ev", upstream).build().expect("a replica");
     server.start();
     server
@@ -321,7 +319,7 @@ fn legacy_replica(builder: mcp_runtime::ServerBuilder) -> Server {
 async fn an_answer_on_another_replica_gets_a_retryable_error() {
     // Replicas share their requestState keys.
     let key = [7u8; 32];
-    let replica = || legacy_replica(Server::builder().request_state_keys(vec![key]));
+    let replica = || replica_of(Server::builder().request_state_keys(vec![key]), Era::Legacy);
     let (a, b) = (replica(), replica());
     let on_a = TestClient::new(&a).on_elicit(elicit_ada);
     let on_b = TestClient::new(&b).on_elicit(elicit_ada);
@@ -760,10 +758,11 @@ async fn a_listen_stream_follows_an_upstreams_task() {
 async fn a_2025_upstreams_task_is_answered_on_another_replica() {
     let store: std::sync::Arc<dyn mcp_runtime::TaskStore> = std::sync::Arc::new(mcp_runtime::MemoryTaskStore::new());
     let replica = || {
-        legacy_replica(
+        replica_of(
             Server::builder()
                 .request_state_keys(vec![[9u8; 32]])
                 .task_store(store.clone()),
+            Era::Legacy,
         )
     };
     let (a, b) = (replica(), replica());
@@ -806,4 +805,41 @@ async fn a_2025_upstreams_task_is_answered_on_another_replica() {
     let done = until_ended(&on_b, &id).await;
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "Deleted b.txt", "{done}");
+}
+
+/// A 2026-07-28 stdio upstream's task, asked for on another replica (whose
+/// own process of the upstream does not know it): -32602 that says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_upstreams_task_on_another_replica_is_unknown_and_says_why() {
+    let replica = || replica_of(Server::builder().request_state_keys(vec![[5u8; 32]]), Era::Latest);
+    let (a, b) = (replica(), replica());
+    let on_a = TestClient::new(&a).with_tasks();
+    let on_b = TestClient::new(&b).with_tasks();
+    until_listed(&on_a, "ev_slow_compute").await;
+    until_listed(&on_b, "ev_slow_compute").await;
+    let created = on_a
+        .request(
+            "tools/call",
+            json!({"name": "ev_slow_compute", "arguments": {"seconds": 30}}),
+        )
+        .await
+        .expect("a task");
+    let id = created["taskId"].as_str().expect("a task").to_owned();
+    let unknown = on_b
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .expect_err("not known to b's process");
+    assert_eq!(unknown.code().0, -32602, "{unknown:?}");
+    assert!(
+        unknown.message().contains("known only to the replica that started it"),
+        "{unknown:?}"
+    );
+    let seen = on_a
+        .request("tasks/get", json!({"taskId": id}))
+        .await
+        .expect("known to a");
+    assert_eq!(seen["status"], "working", "{seen}");
+    on_a.request("tasks/cancel", json!({"taskId": id}))
+        .await
+        .expect("cancelled");
 }

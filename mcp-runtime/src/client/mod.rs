@@ -887,6 +887,11 @@ impl Client {
         self.request_as(self.next_id(), method, params, None).await
     }
 
+    /// Whether the server is a child process of this one.
+    pub(crate) fn is_stdio(&self) -> bool {
+        matches!(self.inner.target, Target::Stdio(_))
+    }
+
     /// A request id no request of this client has used.
     pub(crate) fn next_id(&self) -> i64 {
         self.inner.next_id.fetch_add(1, Ordering::Relaxed)

@@ -666,7 +666,22 @@ impl TaskRelay for Upstream {
         let method = method.to_owned();
         // The caller's capabilities: the upstream asks them of every request.
         params["_meta"] = json!({ crate::protocol::META_CLIENT_CAPABILITIES: caps });
-        Box::pin(async move { client.request(&method, params).await.map_err(McpError::from) })
+        Box::pin(async move {
+            match client.request(&method, params).await.map_err(McpError::from) {
+                // A stdio upstream is a process of each replica: this one's
+                // does not know a task another replica's started.
+                Err(e) if e.code() == crate::error::ErrorCode::INVALID_PARAMS && client.is_stdio() => {
+                    let upstream = client.name();
+                    Err(McpError::invalid_params(format!(
+                        "{} (upstream `{upstream}` runs as a process of each replica of this server: \
+                         its task is known only to the replica that started it)",
+                        e.message()
+                    ))
+                    .with_data(json!({"upstream": upstream})))
+                }
+                other => other,
+            }
+        })
     }
 
     fn follow(&self, task: String, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {

@@ -696,47 +696,58 @@ async fn a_listen_stream_follows_an_upstreams_task() {
         params
     };
 
-    let (_, created) = http::call(
-        addr,
-        1,
-        "tools/call",
-        Some("ev_confirm_delete"),
-        with_ext(json!({"name": "ev_confirm_delete", "arguments": {"filename": "a.txt"}})),
-    )
-    .await;
-    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    // Two tasks of one upstream, followed on one stream.
+    let mut ids = Vec::new();
+    for (n, file) in [(1, "a.txt"), (2, "b.txt")] {
+        let (_, created) = http::call(
+            addr,
+            n,
+            "tools/call",
+            Some("ev_confirm_delete"),
+            with_ext(json!({"name": "ev_confirm_delete", "arguments": {"filename": file}})),
+        )
+        .await;
+        ids.push(created["result"]["taskId"].as_str().expect("a task").to_owned());
+    }
     let mut stream = http::open_stream(
         addr,
         9,
         "subscriptions/listen",
         None,
-        with_ext(json!({"notifications": {"taskIds": [id, "not-a-task"]}})),
+        with_ext(json!({"notifications": {"taskIds": [ids[0], ids[1], "not-a-task"]}})),
     )
     .await;
     let ack = stream.next().await;
-    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!(ids), "{ack}");
     // The upstream's stream is open once its acknowledgement is in: give it a moment.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let (_, updated) = http::call(
-        addr,
-        2,
-        "tasks/update",
-        Some(&id),
-        with_ext(
-            json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}}),
-        ),
-    )
-    .await;
-    assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
-    loop {
+    for (n, id) in ids.iter().enumerate() {
+        let answers = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+        let (_, updated) = http::call(
+            addr,
+            10 + n as i64,
+            "tasks/update",
+            Some(id),
+            with_ext(json!({"taskId": id, "inputResponses": answers})),
+        )
+        .await;
+        assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
+    }
+    let mut completed = Vec::new();
+    while completed.len() < 2 {
         let note = stream.next().await;
         support::validate_emitted(&note, None);
         assert_eq!(note["method"], "notifications/tasks", "{note}");
-        assert_eq!(note["params"]["taskId"], json!(id), "the caller's id: {note}");
         assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9);
+        let id = note["params"]["taskId"].as_str().expect("a task id").to_owned();
+        assert!(ids.contains(&id), "the caller's ids: {note}");
         if note["params"]["status"] == "completed" {
-            assert_eq!(note["params"]["result"]["content"][0]["text"], "Deleted a.txt");
-            break;
+            let file = if id == ids[0] { "a.txt" } else { "b.txt" };
+            assert_eq!(
+                note["params"]["result"]["content"][0]["text"],
+                format!("Deleted {file}")
+            );
+            completed.push(id);
         }
     }
 

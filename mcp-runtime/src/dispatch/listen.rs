@@ -115,10 +115,12 @@ pub(crate) async fn listen(
     // The version of each followed task's record last sent (or seen at the start).
     let mut sent: Vec<u64> = Vec::new();
     // What an upstream says of the tasks it runs for this server (relayed
-    // ids), each followed on a stream of its own while this one is open.
+    // ids), followed on one stream to each upstream while this one is open.
     let (relayed_tx, mut relayed_rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
     #[cfg(feature = "client")]
     let mut following = tokio::task::JoinSet::new();
+    #[cfg(feature = "client")]
+    let mut relayed = Relayed::default();
     if !filter.task_ids.is_empty() {
         if !crate::tasks::declared(ctx.client_capabilities()) {
             return Err(crate::tasks::extension_required());
@@ -138,14 +140,7 @@ pub(crate) async fn listen(
                     .relays
                     .open(&server.inner.sealer, &task_id, ctx.principal())
             {
-                let tx = relayed_tx.clone();
-                let caller_id = task_id.clone();
-                let out = Box::new(move |mut body: serde_json::Value| {
-                    body["taskId"] = serde_json::Value::String(caller_id.clone());
-                    let _ = tx.send(body);
-                });
-                let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
-                following.spawn(relay.follow(upstream_id, caps, out));
+                relayed.follow(relay, upstream_id, task_id.clone());
                 agreed.push(task_id);
                 sent.push(0);
                 continue;
@@ -156,6 +151,11 @@ pub(crate) async fn listen(
             }
         }
         filter.task_ids = agreed;
+        #[cfg(feature = "client")]
+        {
+            let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
+            relayed.start(&mut following, &caps, &relayed_tx);
+        }
     }
     if let Some(token) = ctx.identity() {
         // Agreed to only for resources the caller's token may read.
@@ -258,4 +258,54 @@ pub(crate) async fn listen(
         },
     };
     Ok(serde_json::to_vec(&done).unwrap_or_default())
+}
+
+/// The relayed tasks a stream follows, by the upstream that runs them: one
+/// listen stream to each upstream for all of its tasks.
+#[cfg(feature = "client")]
+#[derive(Default)]
+struct Relayed(Vec<Following>);
+
+/// One upstream's tasks a stream follows: (the upstream's id, the caller's).
+#[cfg(feature = "client")]
+struct Following {
+    relay: std::sync::Arc<dyn crate::tasks::relay::TaskRelay>,
+    tasks: Vec<(String, String)>,
+}
+
+#[cfg(feature = "client")]
+impl Relayed {
+    fn follow(&mut self, relay: std::sync::Arc<dyn crate::tasks::relay::TaskRelay>, upstream_id: String, id: String) {
+        match self.0.iter_mut().find(|f| std::sync::Arc::ptr_eq(&f.relay, &relay)) {
+            Some(following) => following.tasks.push((upstream_id, id)),
+            None => self.0.push(Following {
+                relay,
+                tasks: vec![(upstream_id, id)],
+            }),
+        }
+    }
+
+    /// Starts following, each notification renamed to the caller's id and sent to `out`.
+    fn start(
+        self,
+        set: &mut tokio::task::JoinSet<()>,
+        caps: &serde_json::Value,
+        out: &tokio::sync::mpsc::UnboundedSender<serde_json::Value>,
+    ) {
+        for Following { relay, tasks } in self.0 {
+            let upstream_ids = tasks.iter().map(|(up, _)| up.clone()).collect();
+            let tx = out.clone();
+            let rename = Box::new(move |mut body: serde_json::Value| {
+                let caller = body["taskId"]
+                    .as_str()
+                    .and_then(|up| tasks.iter().find(|(u, _)| u == up))
+                    .map(|(_, id)| id.clone());
+                if let Some(id) = caller {
+                    body["taskId"] = serde_json::Value::String(id);
+                    let _ = tx.send(body);
+                }
+            });
+            set.spawn(relay.follow(upstream_ids, caps.clone(), rename));
+        }
+    }
 }

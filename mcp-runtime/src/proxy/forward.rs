@@ -684,15 +684,15 @@ impl TaskRelay for Upstream {
         })
     }
 
-    fn follow(&self, task: String, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
+    fn follow(&self, tasks: Vec<String>, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
         let client = self.client.clone();
         Box::pin(async move {
             // Heard before the stream opens, so that nothing it carries is missed.
             let mut notes = client.notifications();
-            let _listening = match client.listen_to(json!({"taskIds": [task]}), caps) {
+            let _listening = match client.listen_to(json!({ "taskIds": tasks }), caps) {
                 Ok(listening) => listening,
                 Err(e) => {
-                    tracing::debug!(upstream = %client.name(), "cannot follow task {task}: {e}");
+                    tracing::debug!(upstream = %client.name(), "cannot follow its tasks: {e}");
                     return;
                 }
             };
@@ -700,7 +700,10 @@ impl TaskRelay for Upstream {
                 match notes.recv().await {
                     Ok(note) => {
                         let params = &note.message["params"];
-                        if note.message["method"] == "notifications/tasks" && params["taskId"] == json!(task) {
+                        let about = params["taskId"]
+                            .as_str()
+                            .is_some_and(|id| tasks.iter().any(|t| t == id));
+                        if note.message["method"] == "notifications/tasks" && about {
                             out(params.clone());
                         }
                     }

@@ -27,11 +27,11 @@ pub(crate) trait TaskRelay: Send + Sync {
     /// capabilities `caps`; the upstream's result or error.
     fn relay(&self, method: &str, params: Value, caps: Value) -> RelayFuture;
 
-    /// Follows the upstream's task `task` on a listen stream of its own,
-    /// with the caller's capabilities `caps`: each `notifications/tasks`
-    /// about it (its params, the upstream's id in them) goes to `out`. Runs
-    /// until dropped, which closes the stream.
-    fn follow(&self, task: String, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture;
+    /// Follows the upstream's tasks `tasks` on one listen stream of its
+    /// own, with the caller's capabilities `caps`: each `notifications/tasks`
+    /// about one of them (its params, the upstream's id in them) goes to
+    /// `out`. Runs until dropped, which closes the stream.
+    fn follow(&self, tasks: Vec<String>, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture;
 }
 
 /// What [`TaskRelay::follow`] runs.
@@ -136,7 +136,7 @@ mod tests {
             Box::pin(async move { Ok(out) })
         }
 
-        fn follow(&self, _task: String, _caps: Value, _out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
+        fn follow(&self, _tasks: Vec<String>, _caps: Value, _out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
             Box::pin(std::future::pending())
         }
     }

@@ -114,6 +114,20 @@ def tool_text(result: types.CallToolResult, what: str) -> str:
     return got[0]
 
 
+async def all_pages(list_page, method: str, names_of) -> list[str]:
+    """What every page of a list names: `list_page(cursor=...)` page by page, `names_of(page)` of
+    each; a list that still has a next cursor after 100 pages fails the check."""
+    names: list[str] = []
+    cursor: str | None = None
+    for _ in range(100):
+        page = await list_page(cursor=cursor)
+        names.extend(names_of(page))
+        cursor = page.next_cursor
+        if not cursor:
+            return names
+    raise CheckFailed(f"{method} kept returning a next cursor after 100 pages")
+
+
 class Checker:
     def __init__(self, target: str | StdioServerParameters, prefix: str, mode: str, timeout: float) -> None:
         self.target = target
@@ -203,15 +217,7 @@ class Checker:
                 raise
 
     async def list_tool_names(self, client: Client) -> list[str]:
-        names: list[str] = []
-        cursor: str | None = None
-        for _ in range(100):
-            page = await client.list_tools(cursor=cursor)
-            names.extend(t.name for t in page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                return names
-        raise CheckFailed("tools/list kept returning a next cursor after 100 pages")
+        return await all_pages(client.list_tools, "tools/list", lambda page: (t.name for t in page.tools))
 
     async def run_checks(self, client: Client) -> None:
         async def tools_list() -> None:
@@ -247,14 +253,9 @@ class Checker:
                 raise CheckFailed(f"slow returned {text!r}, expected 'slept'")
 
         async def resources_list() -> None:
-            uris: list[str] = []
-            cursor: str | None = None
-            for _ in range(100):
-                page = await client.list_resources(cursor=cursor)
-                uris.extend(str(r.uri) for r in page.resources)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+            uris = await all_pages(
+                client.list_resources, "resources/list", lambda page: (str(r.uri) for r in page.resources)
+            )
             if "fixture://readme" not in uris:
                 raise CheckFailed(f"resources/list lacks fixture://readme; it has {uris}")
 
@@ -268,14 +269,11 @@ class Checker:
                 raise CheckFailed(f"fixture://readme reads {got[0]!r}, expected one of {list(README_TEXTS)}")
 
         async def templates_list() -> None:
-            templates: list[str] = []
-            cursor: str | None = None
-            for _ in range(100):
-                page = await client.list_resource_templates(cursor=cursor)
-                templates.extend(t.uri_template for t in page.resource_templates)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+            templates = await all_pages(
+                client.list_resource_templates,
+                "resources/templates/list",
+                lambda page: (t.uri_template for t in page.resource_templates),
+            )
             if "fixture://items/{id}" not in templates:
                 raise CheckFailed(f"resources/templates/list lacks fixture://items/{{id}}; it has {templates}")
 
@@ -286,14 +284,7 @@ class Checker:
                 raise CheckFailed(f"fixture://items/7 reads {got!r}, expected ['item 7']")
 
         async def prompts_list() -> None:
-            names: list[str] = []
-            cursor: str | None = None
-            for _ in range(100):
-                page = await client.list_prompts(cursor=cursor)
-                names.extend(p.name for p in page.prompts)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+            names = await all_pages(client.list_prompts, "prompts/list", lambda page: (p.name for p in page.prompts))
             if self.name("review") not in names:
                 raise CheckFailed(f"prompts/list lacks {self.name('review')}; it has {names}")
 

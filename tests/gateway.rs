@@ -8,8 +8,9 @@
 //! where the call is not parked (a retryable error), the upstream's tasks
 //! handed to the caller (over stdio and over HTTP, and followed on a listen
 //! stream), a 2025-11-25 upstream's long call made a task and answered on
-//! another replica, and the client alone against the upstream over HTTP in
-//! both eras.
+//! another replica, its task-only tools called as its own tasks (over stdio
+//! and HTTP), and the client alone against the upstream over HTTP in both
+//! eras.
 
 mod support;
 
@@ -393,6 +394,14 @@ async fn the_client_speaks_http_in_both_eras() {
             .await
             .expect("a call with an elicitation");
         assert_eq!(hello.text(), "Hello, Ada!");
+        if era == Some(Era::Legacy) {
+            // A tool that runs only as a task: called as a 2025-11-25 task.
+            let greeted = connected
+                .call_tool("test_tool_with_task", json!({}))
+                .await
+                .expect("a task-augmented call");
+            assert_eq!(greeted.text(), "Hello, Ada! (from a task)");
+        }
         let failed = connected.request("tools/call", json!({"name": "no_such_tool"})).await;
         assert!(failed.is_err(), "{failed:?}");
     }
@@ -633,6 +642,43 @@ async fn tasks_pass_through(upstream: mcp_runtime::client::ClientBuilder, relaye
     let done = until_ended(&alice, &id).await;
     assert_eq!(done["result"]["content"][0]["text"], "Deleted notes.txt", "{done}");
 
+    // A tool that runs only as a task upstream: its first round is the
+    // call's own `input_required` (no task yet), the next is a task whose
+    // result has the answer in it. (A 2025-11-25 upstream is sent a
+    // task-augmented call, followed with `tasks/result`.)
+    let call_task = json!({"name": "ev_test_tool_with_task", "arguments": {}});
+    let round = alice.request("tools/call", call_task.clone()).await.expect("a round");
+    valid("tools/call", &round);
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    assert!(round.get("taskId").is_none(), "{round}");
+    let key = round["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("an input request");
+    let mut again = call_task.clone();
+    again["inputResponses"] = json!({ key: {"action": "accept", "content": {"name": "Alice"}} });
+    if let Some(state) = round.get("requestState") {
+        again["requestState"] = state.clone();
+    }
+    let created = alice.request("tools/call", again).await.expect("a task");
+    valid("tools/call", &created);
+    assert_eq!(created["resultType"], "task", "{created}");
+    let done = until_ended(&alice, created["taskId"].as_str().expect("taskId")).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Hello, Alice! (from a task)",
+        "{done}"
+    );
+    // A tool error is a completed task whose result says so.
+    let created = alice
+        .request("tools/call", json!({"name": "ev_failing_job", "arguments": {}}))
+        .await
+        .expect("a task");
+    assert_eq!(created["resultType"], "task", "{created}");
+    let done = until_ended(&alice, created["taskId"].as_str().expect("taskId")).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+
     // A caller without the extension: no task, the result itself.
     let plain = TestClient::new(&server);
     let result = plain.request("tools/call", call).await.expect("a result");
@@ -663,6 +709,17 @@ async fn a_2025_upstreams_long_calls_are_offered_as_tasks() {
         .name("ev")
         .era(Era::Legacy);
     tasks_pass_through(upstream, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_upstreams_long_calls_are_offered_as_tasks_over_http() {
+    let process = everything_over_http();
+    let upstream = Client::http(&process.url).name("ev").era(Era::Legacy);
+    let outcome = tokio::spawn(tasks_pass_through(upstream, false)).await;
+    drop(process);
+    if let Err(e) = outcome {
+        std::panic::resume_unwind(e.into_panic());
+    }
 }
 
 /// Through the gateway over HTTP: a listen stream that follows an

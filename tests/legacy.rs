@@ -56,10 +56,17 @@ async fn legacy_task(task: Task) -> Result<String, String> {
     ))
 }
 
-/// Runs only as a task: a legacy session cannot call it.
+/// Runs only as a task: a legacy session calls it with `task`.
 #[tool(task = required)]
 async fn legacy_task_required() -> &'static str {
-    "never"
+    "at once"
+}
+
+/// Runs until its task is cancelled.
+#[tool(task)]
+async fn legacy_long(task: Task) -> &'static str {
+    task.cancelled().await;
+    "stopped"
 }
 
 fn init_request(id: i64, version: &str) -> String {
@@ -190,19 +197,117 @@ async fn task_tools_run_synchronously_for_a_legacy_session() {
     ))
     .await;
     let refused = c.recv().await;
-    assert_eq!(refused["error"]["code"], -32021);
-    assert!(refused["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("io.modelcontextprotocol/tasks"));
-    for method in ["tasks/get", "tasks/cancel"] {
+    // 2025-11-25: a tool that requires a task, called without one, is -32601.
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("only as a task"));
+    for method in ["tasks/get", "tasks/cancel", "tasks/result"] {
         c.send(&legacy(4, method, json!({"taskId": "x"}))).await;
-        assert_eq!(
-            c.recv().await["error"]["code"],
-            -32601,
-            "{method} is not a 2025-11-25 method"
-        );
+        assert_eq!(c.recv().await["error"]["code"], -32602, "{method}: an unknown task");
     }
+    // 2026-07-28's own and 2025-11-25's undeclared ones are not served.
+    for method in ["tasks/update", "tasks/list"] {
+        c.send(&legacy(5, method, json!({"taskId": "x"}))).await;
+        assert_eq!(c.recv().await["error"]["code"], -32601, "{method}");
+    }
+}
+
+/// 2025-11-25's tasks: declared at `initialize`, tools listed with their
+/// `execution`, a call with `task` answered with its task, which
+/// `tasks/get` polls, `tasks/result` waits for (asking the task's questions
+/// on its stream, each naming the task), and `tasks/cancel` stops.
+#[tokio::test]
+async fn a_legacy_session_runs_task_augmented_calls_as_tasks() {
+    let mut c = Stdio::start();
+    c.send(&init_request(1, "2025-11-25")).await;
+    let init = c.recv().await;
+    assert_eq!(
+        init["result"]["capabilities"]["tasks"],
+        json!({"cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{init}"
+    );
+    c.send(&legacy(2, "tools/list", json!({}))).await;
+    let list = c.recv().await;
+    let execution = |name: &str| {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["execution"].clone())
+            .unwrap()
+    };
+    assert_eq!(execution("legacy_task"), json!({"taskSupport": "optional"}));
+    assert_eq!(execution("legacy_task_required"), json!({"taskSupport": "required"}));
+    assert_eq!(execution("greet_me"), Value::Null);
+
+    // A task that asks: its question comes on the stream of `tasks/result`.
+    let call = json!({"name": "legacy_task", "arguments": {}, "task": {"ttl": 60000}});
+    c.send(&legacy(3, "tools/call", call)).await;
+    let created = c.recv().await;
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["ttl"], 60000, "{created}");
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        c.send(&legacy(4, "tasks/get", json!({"taskId": id}))).await;
+        let got = c.recv().await;
+        assert_eq!(got["result"]["taskId"], json!(id));
+        if got["result"]["status"] == "input_required" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never asked: {got}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    c.send(&legacy(5, "tasks/result", json!({"taskId": id}))).await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    assert_eq!(
+        ask["params"]["_meta"]["io.modelcontextprotocol/related-task"],
+        json!({"taskId": id})
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Lin"}}});
+    c.send(&answer.to_string()).await;
+    let result = c.recv().await;
+    assert_eq!(result["id"], 5, "{result}");
+    assert_eq!(result["result"]["content"][0]["text"], "ran for Lin", "{result}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"],
+        json!({"taskId": id})
+    );
+    c.send(&legacy(6, "tasks/get", json!({"taskId": id}))).await;
+    assert_eq!(c.recv().await["result"]["status"], "completed");
+    c.send(&legacy(7, "tasks/cancel", json!({"taskId": id}))).await;
+    assert_eq!(
+        c.recv().await["error"]["code"],
+        -32602,
+        "an ended task is not cancelled"
+    );
+
+    // A task-only tool that answers at once is still a task.
+    let call = json!({"name": "legacy_task_required", "arguments": {}, "task": {}});
+    c.send(&legacy(8, "tools/call", call)).await;
+    let created = c.recv().await;
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    c.send(&legacy(9, "tasks/result", json!({"taskId": id}))).await;
+    assert_eq!(c.recv().await["result"]["content"][0]["text"], "at once");
+
+    // A plain tool is not called as a task.
+    let call = json!({"name": "greet_me", "arguments": {}, "task": {}});
+    c.send(&legacy(10, "tools/call", call)).await;
+    assert_eq!(c.recv().await["error"]["code"], -32601);
+
+    // Cancelled while it runs: its result is an error from then on.
+    let call = json!({"name": "legacy_long", "arguments": {}, "task": {}});
+    c.send(&legacy(11, "tools/call", call)).await;
+    let id = c.recv().await["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    c.send(&legacy(12, "tasks/cancel", json!({"taskId": id}))).await;
+    let cancelled = c.recv().await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    c.send(&legacy(13, "tasks/result", json!({"taskId": id}))).await;
+    let result = c.recv().await;
+    assert_eq!(result["error"]["code"], -32603, "{result}");
 }
 
 #[tokio::test]

@@ -139,7 +139,7 @@ pub trait Calls: Sync {
 }
 
 /// Every page of a list.
-async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
+pub(crate) async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
     calls: &C,
     method: &str,
     field: &str,

@@ -40,6 +40,8 @@ pub(crate) enum Method {
     SkillsGet,
     /// `resources/directory/read` (skills extension, `directoryRead`)
     DirectoryRead,
+    /// `tasks/result` (legacy: a 2025-11-25 task's result)
+    TasksResult,
     /// `initialize` (legacy)
     Initialize,
     /// `ping` (legacy)
@@ -71,7 +73,7 @@ pub(crate) enum NameParam {
 
 impl Method {
     /// Every method with its name, most frequent first.
-    const TABLE: [(Method, &'static str); 24] = [
+    const TABLE: [(Method, &'static str); 25] = [
         (Method::ToolsCall, "tools/call"),
         (Method::ToolsList, "tools/list"),
         (Method::ResourcesRead, "resources/read"),
@@ -88,6 +90,7 @@ impl Method {
         (Method::SkillsList, "skills/list"),
         (Method::SkillsGet, "skills/get"),
         (Method::DirectoryRead, "resources/directory/read"),
+        (Method::TasksResult, "tasks/result"),
         (Method::Initialize, "initialize"),
         (Method::Ping, "ping"),
         (Method::SetLogLevel, "logging/setLevel"),
@@ -122,6 +125,7 @@ impl Method {
             Method::SkillsList => "skills/list",
             Method::SkillsGet => "skills/get",
             Method::DirectoryRead => "resources/directory/read",
+            Method::TasksResult => "tasks/result",
             Method::Initialize => "initialize",
             Method::Ping => "ping",
             Method::SetLogLevel => "logging/setLevel",

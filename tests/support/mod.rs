@@ -286,7 +286,11 @@ pub fn validate_legacy(message: &Value, method: Option<&str>) {
                 None
             }
             Some("tools/list") => Some("ListToolsResult"),
-            Some("tools/call") => Some("CallToolResult"),
+            // A task-augmented call's answer is its task.
+            Some("tools/call") if result.get("task").is_some() => Some("CreateTaskResult"),
+            Some("tools/call" | "tasks/result") => Some("CallToolResult"),
+            Some("tasks/get") => Some("GetTaskResult"),
+            Some("tasks/cancel") => Some("CancelTaskResult"),
             Some("prompts/list") => Some("ListPromptsResult"),
             Some("prompts/get") => Some("GetPromptResult"),
             Some("resources/list") => Some("ListResourcesResult"),

@@ -1007,8 +1007,35 @@ impl Drop for Listening {
 }
 
 impl Calls for Client {
+    /// One request. A 2025-11-25 server's tool that runs only as a task
+    /// refuses a plain call with -32601: it is called again as a task
+    /// (`"task": {}`), and its result awaited with `tasks/result`.
     async fn send(&self, method: &str, params: Value) -> Result<Value, McpError> {
-        self.request(method, params).await.map_err(McpError::from)
+        match self.request(method, params.clone()).await {
+            Err(ClientError::Rpc(e))
+                if method == "tools/call"
+                    && e.code() == crate::error::ErrorCode::METHOD_NOT_FOUND
+                    && params.get("task").is_none()
+                    && self.era() == Some(Era::Legacy)
+                    && self.server_capabilities().is_some_and(|c| c.accepts_tool_tasks()) =>
+            {
+                let mut params = params;
+                params["task"] = json!({});
+                let created = self.request(method, params).await?;
+                let Some(id) = created["task"]["taskId"].as_str() else {
+                    return Err(McpError::from(ClientError::Protocol {
+                        upstream: self.inner.name.to_string(),
+                        detail: format!("a task-augmented call was not answered with a task: {created}"),
+                    }));
+                };
+                let mut result = self.request("tasks/result", json!({ "taskId": id })).await?;
+                if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+                    meta.remove(crate::protocol::META_RELATED_TASK);
+                }
+                Ok(result)
+            }
+            other => other.map_err(McpError::from),
+        }
     }
 
     /// Answers each ask with the client's answerer (-32601 without one).

@@ -35,6 +35,10 @@ pub(crate) struct Head<'a> {
     /// MRTR: the sealed state echoed back.
     #[serde(borrow, default)]
     pub request_state: Option<&'a RawValue>,
+    /// 2025-11-25: `task` of a task-augmented `tools/call` (`{"ttl": ..}`);
+    /// read only for a legacy session's requests.
+    #[serde(borrow, default)]
+    pub task: Option<&'a RawValue>,
 }
 
 impl<'a> Head<'a> {

@@ -29,6 +29,7 @@ mod listen;
 mod prompts;
 mod resources;
 mod rounds;
+mod session_tasks;
 mod skills;
 mod tasks;
 mod tools;
@@ -253,7 +254,17 @@ async fn route(
                 crate::legacy::Route::Serve(method, meta) => {
                     // Legacy requests carry no header facts to check.
                     let result = Box::pin(serve(server, method, request, &head, false, meta, scope, seen)).await?;
-                    Ok(crate::legacy::strip(&request.method, &result))
+                    Ok(crate::legacy::strip(&request.method, &result, &server.catalog()))
+                }
+                crate::legacy::Route::Tasks(method) => {
+                    Box::pin(session_tasks::serve(
+                        server,
+                        method,
+                        request.params.as_deref(),
+                        &scope,
+                        &session,
+                    ))
+                    .await
                 }
             };
         }

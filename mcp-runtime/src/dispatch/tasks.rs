@@ -53,50 +53,14 @@ pub(crate) async fn serve(
         Method::TasksUpdate => {
             let params: UpdateTaskParams = parse_params(params)?;
             let record = find(server, &params.task_id, ctx.principal()).await?;
-            let responses = params.input_responses;
-            // Only outstanding keys count: unknown and answered ones are ignored.
-            let changed = update(server, &record.id, &|r| {
-                if r.status.is_terminal() {
-                    return false;
-                }
-                let mut changed = false;
-                for (key, answer) in &responses {
-                    if r.input_requests.remove(key).is_some() {
-                        r.input_responses.insert(key.clone(), answer.clone());
-                        changed = true;
-                    }
-                }
-                if changed && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
-                    r.status = TaskStatus::Working;
-                }
-                changed
-            })
-            .await?;
-            if let Some(record) = changed.filter(|r| r.version != record.version) {
-                (server.inner.tasks.notify)(&record);
-            }
+            answer(server, &record, &params.input_responses).await?;
             Ok(ack(server))
         }
         Method::TasksCancel => {
             let params: TaskIdParams = parse_params(params)?;
             let record = find(server, &params.task_id, ctx.principal()).await?;
             // A finished task stays as it ended: the ack is the same.
-            let finished_ttl_ms = server.inner.tasks.config.finished_ttl_ms;
-            let changed = update(server, &record.id, &|r| {
-                if r.status.is_terminal() {
-                    return false;
-                }
-                r.status = TaskStatus::Cancelled;
-                r.ttl_ms = crate::tasks::finished_ttl(r, finished_ttl_ms, crate::tasks::time::now_ms());
-                r.status_message = Some("Cancelled at the client's request".into());
-                r.input_requests.clear();
-                r.input_responses.clear();
-                true
-            })
-            .await?;
-            if let Some(record) = changed.filter(|r| r.version != record.version) {
-                (server.inner.tasks.notify)(&record);
-            }
+            cancel(server, &record).await?;
             Ok(ack(server))
         }
         _ => {
@@ -112,6 +76,57 @@ pub(crate) async fn serve(
             ))
         }
     }
+}
+
+/// Hands `record`'s outstanding input requests their answers (unknown and
+/// answered keys are ignored); the task is `working` again when none is left.
+pub(crate) async fn answer(
+    server: &Server,
+    record: &TaskRecord,
+    responses: &crate::protocol::JsonObject,
+) -> Result<(), McpError> {
+    let changed = update(server, &record.id, &|r| {
+        if r.status.is_terminal() {
+            return false;
+        }
+        let mut changed = false;
+        for (key, answer) in responses {
+            if r.input_requests.remove(key).is_some() {
+                r.input_responses.insert(key.clone(), answer.clone());
+                changed = true;
+            }
+        }
+        if changed && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
+            r.status = TaskStatus::Working;
+        }
+        changed
+    })
+    .await?;
+    if let Some(changed) = changed.filter(|r| r.version != record.version) {
+        (server.inner.tasks.notify)(&changed);
+    }
+    Ok(())
+}
+
+/// Cancels `record` unless it has ended; the record after.
+pub(crate) async fn cancel(server: &Server, record: &TaskRecord) -> Result<Option<TaskRecord>, McpError> {
+    let finished_ttl_ms = server.inner.tasks.config.finished_ttl_ms;
+    let changed = update(server, &record.id, &|r| {
+        if r.status.is_terminal() {
+            return false;
+        }
+        r.status = TaskStatus::Cancelled;
+        r.ttl_ms = crate::tasks::finished_ttl(r, finished_ttl_ms, crate::tasks::time::now_ms());
+        r.status_message = Some("Cancelled at the client's request".into());
+        r.input_requests.clear();
+        r.input_responses.clear();
+        true
+    })
+    .await?;
+    if let Some(changed) = changed.as_ref().filter(|r| r.version != record.version) {
+        (server.inner.tasks.notify)(changed);
+    }
+    Ok(changed)
 }
 
 /// The task, if it exists and belongs to `principal`; a store error is

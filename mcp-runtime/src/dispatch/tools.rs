@@ -14,6 +14,8 @@ use std::borrow::Cow;
 pub(crate) struct CallParams<'a> {
     name: Cow<'a, str>,
     arguments: Option<&'a RawValue>,
+    /// 2025-11-25 task augmentation (`params.task`).
+    task: Option<&'a RawValue>,
 }
 
 impl<'a> CallParams<'a> {
@@ -22,6 +24,7 @@ impl<'a> CallParams<'a> {
         Ok(CallParams {
             name: Head::required(head.name, "name")?,
             arguments: head.arguments,
+            task: head.task,
         })
     }
 
@@ -75,9 +78,18 @@ pub(crate) async fn call(
             return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
         }
     }
+    // A 2025-11-25 session asks for a task with `params.task` (a 2026-07-28
+    // request's is ignored: there the server decides).
+    let augmented = match params.task {
+        Some(raw) if ctx.scope.session.is_some() => Some(crate::tasks::legacy::requested_ttl(raw)?),
+        _ => None,
+    };
     let task = match entry.task.mode {
+        TaskMode::Never if augmented.is_some() => {
+            return Err(crate::tasks::legacy::not_a_task_tool(params.name()));
+        }
         TaskMode::Never => None,
-        mode => Some(task_shared(&ctx, mode)?),
+        mode => Some(task_shared(&ctx, mode, params.name(), augmented.is_some())?),
     };
     let timeout = entry.timeout.or(ctx.server().config().tool_timeout);
     // A tool bounded in calls at once: a place, or a busy answer after the wait.
@@ -123,14 +135,20 @@ pub(crate) async fn call(
         Err(message) => return Err(panicked(params.name(), &message)),
     };
     let runtime = &server.inner.tasks;
+    let mut support = entry.task;
+    if let Some(Some(ttl)) = augmented {
+        // A 2025-11-25 requestor may ask for less time than the tool keeps its tasks.
+        support.ttl_ms = Some(ttl.min(support.ttl_ms.unwrap_or(runtime.config.ttl_ms)));
+    }
     let launch = crate::tasks::run::Launch {
         owner,
         caller: &caller,
-        support: entry.task,
+        support,
         timeout,
         tool: params.name(),
         place,
-        after: entry.task_after,
+        after: if augmented.is_some() { None } else { entry.task_after },
+        always: augmented.is_some(),
     };
     match crate::tasks::run::start(runtime, task, launch, future).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
@@ -187,16 +205,23 @@ fn panicked(tool: &str, message: &str) -> McpError {
 }
 
 /// How a task tool's call is served, set in the context before its handler
-/// runs: a task (the client declared the extension), over a legacy session,
-/// or synchronously; -32021 for a required one without the extension.
-fn task_shared(ctx: &Context, mode: TaskMode) -> Result<std::sync::Arc<crate::tasks::Shared>, McpError> {
+/// runs: a task (the client declared the extension, or a 2025-11-25 session
+/// augmented the call: `augmented`), over a legacy session, or
+/// synchronously; a required one without a task is -32021 (2026-07-28) or
+/// -32601 (2025-11-25, as that revision says).
+fn task_shared(
+    ctx: &Context,
+    mode: TaskMode,
+    tool: &str,
+    augmented: bool,
+) -> Result<std::sync::Arc<crate::tasks::Shared>, McpError> {
     let scope = &ctx.scope;
     let caps = scope.meta.client_capabilities.clone();
     let declared = crate::tasks::declared(&caps);
     let how = match &scope.session {
-        _ if mode == TaskMode::Required && (!declared || scope.session.is_some()) => {
-            return Err(crate::tasks::extension_required());
-        }
+        Some(_) if augmented => crate::tasks::Mode::Task,
+        Some(_) if mode == TaskMode::Required => return Err(crate::tasks::legacy::task_required(tool)),
+        None if mode == TaskMode::Required && !declared => return Err(crate::tasks::extension_required()),
         Some(session) => crate::tasks::Mode::Legacy {
             session: session.clone(),
             outbound: scope.outbound.clone(),

@@ -90,8 +90,12 @@ fn open(server: &Server, request: &Request, id: Option<String>) -> Result<(Arc<S
     let catalog = server.catalog();
     let mut capabilities = catalog.capabilities();
     capabilities.logging = Some(Default::default());
-    // The tasks extension is a 2026-07-28 one: a session is served without
-    // it. Skills are served to sessions too (`skills/*` are plain requests).
+    // The tasks extension is a 2026-07-28 one: a session is served the
+    // tasks of its own revision instead. Skills are served to sessions too
+    // (`skills/*` are plain requests).
+    if catalog.has_tasks {
+        capabilities.tasks = Some(crate::tasks::legacy::capability());
+    }
     if let Some(extensions) = capabilities.extensions.as_mut() {
         extensions.remove(crate::protocol::TASKS_EXTENSION);
         if extensions.is_empty() {
@@ -129,6 +133,9 @@ pub(crate) enum Route {
     /// A method the dispatcher serves, with the metadata the session
     /// implies; its result then leaves through [`strip`](super::strip).
     Serve(Method, RequestMeta),
+    /// `tasks/get`, `tasks/result` or `tasks/cancel` of 2025-11-25, which the
+    /// dispatcher serves from the task store.
+    Tasks(Method),
 }
 
 /// Routes one request of a legacy session. `progress_token` is the raw
@@ -165,10 +172,15 @@ pub(crate) fn route(
                 "Invalid request: the session is already initialized",
             ))
         }
+        // The session's tasks, when the server has task tools.
+        Method::TasksGet | Method::TasksResult | Method::TasksCancel if server.catalog().has_tasks => {
+            return Ok(Route::Tasks(method));
+        }
         // 2026-07-28 only.
         Method::Discover
         | Method::SubscriptionsListen
         | Method::TasksGet
+        | Method::TasksResult
         | Method::TasksUpdate
         | Method::TasksCancel => return Err(McpError::method_not_found(method_name)),
         m if !m.is_modern_request() => return Err(McpError::method_not_found(method_name)),

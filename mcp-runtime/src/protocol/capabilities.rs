@@ -113,6 +113,24 @@ pub struct ServerCapabilities {
     /// Extensions, keyed by identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extensions: Option<serde_json::Map<String, serde_json::Value>>,
+    /// 2025-11-25 only: the task-augmented requests the server accepts
+    /// (`{"cancel": {}, "requests": {"tools": {"call": {}}}}`), declared at
+    /// `initialize`. 2026-07-28 has the tasks extension instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<JsonObject>,
+}
+
+impl ServerCapabilities {
+    /// Whether a 2025-11-25 server accepts task-augmented `tools/call`s
+    /// (`tasks.requests.tools.call`).
+    pub fn accepts_tool_tasks(&self) -> bool {
+        self.tasks
+            .as_ref()
+            .and_then(|t| t.get("requests"))
+            .and_then(|r| r.get("tools"))
+            .and_then(|t| t.get("call"))
+            .is_some_and(serde_json::Value::is_object)
+    }
 }
 
 /// A capability that may announce list changes.

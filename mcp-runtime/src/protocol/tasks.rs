@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 /// The extension's identifier, in `capabilities.extensions` of both sides.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
+/// 2025-11-25: the `_meta` key that ties a message to the task it is about
+/// (`{"taskId": ..}`), on a task's requests to the client and on the result
+/// of `tasks/result`.
+pub const META_RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
 /// Where a task is (`$defs/TaskStatus`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -44,6 +44,9 @@ struct Route {
     id: i64,
     asks: mpsc::Sender<Asked>,
     parked: Arc<std::sync::atomic::AtomicBool>,
+    /// The upstream's task the call waits for (`tasks/result`), whose asks
+    /// name it.
+    task: Option<String>,
 }
 
 impl Routes {
@@ -51,11 +54,16 @@ impl Routes {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The route of the call an ask is about: the one the transport named,
-    /// else the only open call that is not parked; none when that is not
-    /// one call.
-    fn find(&self, related: Option<i64>) -> Option<Route> {
+    /// The route of the call an ask is about: the one waiting for the task
+    /// the ask names, the one the transport named, else the only open call
+    /// that is not parked; none when that is not one call.
+    fn find(&self, related: Option<i64>, task: Option<&str>) -> Option<Route> {
         let routes = self.lock();
+        if let Some(task) = task {
+            if let Some(route) = routes.values().find(|r| r.task.as_deref() == Some(task)) {
+                return Some(route.clone());
+            }
+        }
         if let Some(id) = related {
             return routes.get(&id).cloned();
         }
@@ -77,14 +85,15 @@ impl Routes {
 
     /// [`find`](Self::find)'s call id.
     fn find_id(&self, related: Option<i64>) -> Option<i64> {
-        self.find(related).map(|r| r.id)
+        self.find(related, None).map(|r| r.id)
     }
 
     /// The upstream client's answerer: an ask goes to the call it belongs to.
     pub(crate) fn answerer(&self, upstream: Arc<str>) -> impl Fn(Ask) -> AskFuture + Send + Sync + 'static {
         let routes = self.clone();
         move |ask: Ask| {
-            let route = routes.find(ask.related);
+            let task = ask.params["_meta"][crate::protocol::META_RELATED_TASK]["taskId"].as_str();
+            let route = routes.find(ask.related, task);
             let upstream = upstream.clone();
             Box::pin(async move {
                 let Some(route) = route else {
@@ -111,11 +120,27 @@ impl Routes {
 /// went away, its round expired), it is cancelled upstream.
 struct Call {
     id: i64,
+    /// The progress token the call's first request sent (its id), which
+    /// stays the call's when it goes on as `tasks/result`.
+    token: i64,
     done: oneshot::Receiver<Result<Value, ClientError>>,
     asks: mpsc::Receiver<Asked>,
     routes: Routes,
     client: Client,
     finished: bool,
+    /// A 2025-11-25 task-augmented `tools/call`: its answer is a task.
+    augmented: bool,
+    /// The upstream's task this call waits for (`tasks/result`): cancelled
+    /// with the call.
+    task: Option<String>,
+}
+
+impl Call {
+    /// The upstream's task a task-augmented call's answer created.
+    fn created_task(&self, result: &Value) -> Option<String> {
+        let id = result.get("task")?.get("taskId")?.as_str()?;
+        self.augmented.then(|| id.to_owned())
+    }
 }
 
 impl Drop for Call {
@@ -126,10 +151,16 @@ impl Drop for Call {
         }
         let client = self.client.clone();
         let id = self.id;
+        let task = self.task.take();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
                 let note = json!({"requestId": id, "reason": "the caller went away"});
                 let _ = client.notify("notifications/cancelled", note).await;
+                if let Some(task) = task {
+                    if let Err(e) = client.request("tasks/cancel", json!({ "taskId": task })).await {
+                        tracing::debug!(upstream = %client.name(), "cannot cancel its task {task}: {e}");
+                    }
+                }
             });
         }
     }
@@ -419,25 +450,44 @@ impl Upstream {
             let asked = tokio::select! {
                 note = notes.recv() => {
                     if let Ok(note) = note {
-                        self.pass_on(&note, call.id, ctx);
+                        self.pass_on(&note, &call, ctx);
                     }
                     continue;
                 }
                 done = &mut call.done => {
                     call.finished = true;
-                    return done
+                    let result = done
                         .unwrap_or_else(|_| Err(ClientError::Closed { upstream: self.client.name().to_owned(), why: "the call was dropped".into() }))
-                        .map_err(|e| self.failed(e));
+                        .map_err(|e| self.failed(e))?;
+                    match call.created_task(&result) {
+                        Some(task) => Err(task),
+                        None => return Ok(untask(result)),
+                    }
                 }
-                asked = call.asks.recv() => asked,
+                asked = call.asks.recv() => Ok(asked),
                 _ = cancelled(&cancel) => {
                     return Err(Halt::Protocol(McpError::internal("the call was cancelled")));
+                }
+            };
+            let asked = match asked {
+                Ok(asked) => asked,
+                // The upstream made the call a task: its result (and its
+                // asks, each naming the task) come on `tasks/result`.
+                Err(task) => {
+                    let params = json!({ "taskId": task });
+                    let token = call.token;
+                    call = self.start_as("tasks/result", params, None, Some(task));
+                    call.token = token;
+                    continue;
                 }
             };
             let Some(first) = asked else {
                 continue;
             };
-            if let Some(task) = &task {
+            // Asked before a task-augmented call was made the upstream's task,
+            // it is a round of the call (the upstream's `input_required`
+            // before its task), not an ask of the caller's task.
+            if let Some(task) = task.as_ref().filter(|_| !call.augmented) {
                 // Each ask waits for its answer on its own; the call goes on.
                 let (ask, reply) = first;
                 let task = task.clone();
@@ -504,14 +554,30 @@ impl Upstream {
         }))
     }
 
-    /// Sends the request; its result and the asks about it arrive on the call.
+    /// Sends the request (with its id as progress token when `progress`);
+    /// its result and the asks about it arrive on the call.
     fn start(&self, method: &str, params: Map<String, Value>, progress: bool) -> Call {
         let id = self.client.next_id();
+        let augmented = params.contains_key("task");
+        let mut call = self.start_with(id, method, Value::Object(params), progress.then_some(id), None);
+        call.augmented = augmented;
+        call
+    }
+
+    /// [`start`](Self::start) without a progress token, waiting for the
+    /// upstream's `task` when it is `tasks/result`.
+    fn start_as(&self, method: &str, params: Value, token: Option<i64>, task: Option<String>) -> Call {
+        let id = self.client.next_id();
+        self.start_with(id, method, params, token, task)
+    }
+
+    fn start_with(&self, id: i64, method: &str, params: Value, token: Option<i64>, task: Option<String>) -> Call {
         let (asks_tx, asks) = mpsc::channel(4);
         let route = Route {
             id,
             asks: asks_tx,
             parked: Arc::default(),
+            task: task.clone(),
         };
         self.routes.lock().insert(id, route);
         let (done_tx, done) = oneshot::channel();
@@ -519,18 +585,20 @@ impl Upstream {
         let routes = self.routes.clone();
         let method = method.to_owned();
         tokio::spawn(async move {
-            let token = progress.then_some(id);
-            let result = client.request_as(id, &method, Value::Object(params), token).await;
+            let result = client.request_as(id, &method, params, token).await;
             routes.lock().remove(&id);
             let _ = done_tx.send(result);
         });
         Call {
             id,
+            token: id,
             done,
             asks,
             routes: self.routes.clone(),
             client: self.client.clone(),
             finished: false,
+            augmented: false,
+            task,
         }
     }
 
@@ -548,7 +616,7 @@ impl Upstream {
                 }
                 note = notes.recv() => {
                     if let Ok(note) = note {
-                        self.pass_on(&note, call.id, ctx);
+                        self.pass_on(&note, &call, ctx);
                     }
                 }
                 _ = cancelled(ctx.cancellation()) => {
@@ -581,10 +649,11 @@ impl Upstream {
     /// a request is taken to be about the only open call not waiting for an
     /// answer; when that is not one call it is not passed on (it could be
     /// another caller's).
-    fn pass_on(&self, note: &Note, id: i64, ctx: &Context) {
+    fn pass_on(&self, note: &Note, call: &Call, ctx: &Context) {
         let params = &note.message["params"];
+        let id = call.id;
         match note.message["method"].as_str() {
-            Some("notifications/progress") if params["progressToken"] == json!(id) => {
+            Some("notifications/progress") if params["progressToken"] == json!(call.token) => {
                 if let Some(progress) = params["progress"].as_f64() {
                     ctx.progress(progress, params["total"].as_f64(), params["message"].as_str());
                 }
@@ -614,9 +683,12 @@ async fn ask_in_task(task: &crate::tasks::Task, ask: Ask) -> Result<Value, McpEr
 }
 
 /// The key an ask of one of our own servers carries in its `_meta`
-/// (`session::INPUT_KEY_META`), taken out of `params` (with a `_meta` left empty).
+/// (`session::INPUT_KEY_META`), taken out of `params` with the upstream's
+/// task it names, if any (which means nothing to the caller), and a `_meta`
+/// left empty.
 fn take_key(params: &mut Value) -> Option<String> {
     let meta = params.get_mut("_meta").and_then(Value::as_object_mut)?;
+    meta.remove(crate::protocol::META_RELATED_TASK);
     let key = meta
         .remove(crate::session::INPUT_KEY_META)
         .and_then(|k| k.as_str().map(str::to_owned));
@@ -626,6 +698,20 @@ fn take_key(params: &mut Value) -> Option<String> {
         }
     }
     key
+}
+
+/// A result without the upstream's task named in its `_meta` (a
+/// `tasks/result`'s), which means nothing to the caller.
+fn untask(mut result: Value) -> Value {
+    if let Some(object) = result.as_object_mut() {
+        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+            meta.remove(crate::protocol::META_RELATED_TASK);
+            if meta.is_empty() {
+                object.remove("_meta");
+            }
+        }
+    }
+    result
 }
 
 /// Resolves when `cancel` fires.

@@ -119,8 +119,9 @@ impl ProxyOptions {
 
 /// How long a call to a 2025-11-25 upstream may take before it becomes a
 /// task, for a caller that declared the tasks extension: a quicker one is
-/// answered directly. (Such an upstream has no tasks of its own: the call
-/// stays open on this replica, and its asks are the task's input requests.)
+/// answered directly. (The call stays open on this replica, as a plain call
+/// or, for a task-only tool, as the upstream's 2025-11-25 task followed with
+/// `tasks/result`; its asks are the task's input requests.)
 const LEGACY_TASK_AFTER: Duration = Duration::from_millis(100);
 
 /// Connects (with backoff), serves the upstream's lists and keeps them
@@ -249,15 +250,29 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
     let offers = client.server_capabilities().unwrap_or_default();
     let mut entries = Entries::default();
     if offers.tools.is_some() {
-        for mut tool in client.list_tools().await? {
+        let legacy = client.era() == Some(Era::Legacy);
+        let listed: Vec<Value> = crate::calls::list(client, "tools/list", "tools").await?;
+        for listed in listed {
+            // A 2025-11-25 tool that runs only as a task is called as one
+            // (`params.task`), and offered only as one.
+            let as_task = legacy
+                && offers.accepts_tool_tasks()
+                && listed["execution"]["taskSupport"].as_str() == Some("required");
+            let mut tool: crate::protocol::Tool = crate::calls::parse(listed)?;
             let own = std::mem::take(&mut tool.name);
             tool.name = prefixed(prefix, &own);
-            let mut entry = ToolEntry::dynamic(tool, call_through::<CallToolResult>(upstream, "tools/call", own));
+            let through = call_through::<CallToolResult>(upstream, "tools/call", own, as_task);
+            let mut entry = ToolEntry::dynamic(tool, through);
             entry.relays_tasks = runs_tasks(client);
-            if client.era() == Some(Era::Legacy) {
+            if legacy {
                 // A long call is offered as a task to callers that follow tasks.
+                let mode = if as_task {
+                    crate::tasks::TaskMode::Required
+                } else {
+                    crate::tasks::TaskMode::Optional
+                };
                 entry = entry.task(crate::tasks::TaskSupport {
-                    mode: crate::tasks::TaskMode::Optional,
+                    mode,
                     ..crate::tasks::TaskSupport::NEVER
                 });
                 entry.task_after = Some(LEGACY_TASK_AFTER);
@@ -270,7 +285,10 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
             let own = std::mem::take(&mut prompt.name);
             prompt.name = prefixed(prefix, &own);
             let own_name = own.clone();
-            let entry = PromptEntry::dynamic(prompt, call_through::<GetPromptResult>(upstream, "prompts/get", own));
+            let entry = PromptEntry::dynamic(
+                prompt,
+                call_through::<GetPromptResult>(upstream, "prompts/get", own, false),
+            );
             let mut entry = entry.scopes(scopes.iter().cloned());
             if offers.completions.is_some() {
                 entry
@@ -326,11 +344,13 @@ fn relay(upstream: &Arc<Upstream>, prompt: Option<String>) -> CompleteRelay {
 type CallFuture<T> = std::pin::Pin<Box<dyn std::future::Future<Output = Flow<T>> + Send>>;
 
 /// A handler that forwards `method` (`tools/call`, `prompts/get`) of the
-/// item the upstream names `own`, with the caller's arguments.
+/// item the upstream names `own`, with the caller's arguments; `as_task`: a
+/// 2025-11-25 task-augmented call (`"task": {}`, the upstream's time to live).
 fn call_through<T: serde::de::DeserializeOwned + 'static>(
     upstream: &Arc<Upstream>,
     method: &'static str,
     own: String,
+    as_task: bool,
 ) -> impl Fn(Map<String, Value>, crate::server::Context) -> CallFuture<T> + Send + Sync + 'static {
     let up = upstream.clone();
     move |args, ctx| {
@@ -340,6 +360,9 @@ fn call_through<T: serde::de::DeserializeOwned + 'static>(
             let mut params = Map::new();
             params.insert("name".into(), Value::String(own));
             params.insert("arguments".into(), Value::Object(args));
+            if as_task {
+                params.insert("task".into(), Value::Object(Map::new()));
+            }
             let result = up.forward(method, params, &ctx).await?;
             read::<T>(result, up.client.name())
         })

@@ -24,7 +24,9 @@ use tokio::sync::oneshot;
 /// `tasks/update`; [`cancelled`](Task::cancelled) completes when the client
 /// sends `tasks/cancel`.
 ///
-/// For a client without the extension the tool runs synchronously: status
+/// A 2025-11-25 session's call with `task` is a task too (that revision's:
+/// an ask reaches the client while it waits on `tasks/result`). For a
+/// client without the extension the tool runs synchronously: status
 /// messages are dropped, and an ask is answered over the 2025-11-25 session's
 /// stream, or fails with -32021 (the client must declare the extension) on a
 /// 2026-07-28 request.

@@ -14,6 +14,7 @@
 
 mod handle;
 mod kept;
+pub(crate) mod legacy;
 #[cfg(feature = "client")]
 pub(crate) mod relay;
 pub(crate) mod run;
@@ -35,10 +36,11 @@ pub enum TaskMode {
     /// Never: an ordinary tool.
     #[default]
     Never,
-    /// When the client declared the extension; synchronously otherwise.
+    /// When the client declared the extension (or a 2025-11-25 session
+    /// sent the call with `task`); synchronously otherwise.
     Optional,
-    /// Only as a task: a client without the extension (and any 2025-11-25
-    /// session, which cannot declare it) gets -32021 naming it.
+    /// Only as a task: a client without the extension gets -32021 naming
+    /// it, a 2025-11-25 session's call without `task` -32601.
     Required,
 }
 

@@ -42,6 +42,11 @@ pub(crate) struct Launch<'a> {
     /// It becomes a task only if the handler has not answered within this
     /// time; `None`: if it waits at all.
     pub after: Option<std::time::Duration>,
+    /// A task even if the handler answers in its first poll (a 2025-11-25
+    /// task-augmented call, which must be answered with a task): the task
+    /// is created, then ended with the answer. An MRTR ask or an error is
+    /// still answered directly.
+    pub always: bool,
 }
 
 /// Polls the handler once; if it must wait, creates the task (durably) and
@@ -63,6 +68,7 @@ where
         tool,
         place,
         after,
+        always,
     } = call;
     let slot = runtime.reserve(caller)?;
     let started = Instant::now();
@@ -77,9 +83,11 @@ where
         }
         Some(wait) => tokio::time::timeout(wait, &mut future).await.ok(),
     };
-    if let Some(out) = first {
-        return Ok(Started::Ready(caught(out, tool)));
-    }
+    let answered = match first.map(|out| caught(out, tool)) {
+        Some(out @ Ok(Outcome::Complete(_))) if always => Some(out),
+        Some(out) => return Ok(Started::Ready(out)),
+        None => None,
+    };
     let config = &runtime.config;
     let now = super::time::now_ms();
     let ttl_ms = support.ttl_ms.unwrap_or(config.ttl_ms);
@@ -126,6 +134,12 @@ where
         timeout,
         _place: place,
     };
+    if let Some(out) = answered {
+        // Created working, as every task is, then ended at once.
+        let left = runner.finish(out).await;
+        runner.slot.ended(&runner.shared.id, left);
+        return Ok(Started::Created(record.summary()));
+    }
     // The tool's timeout bounds the task's run (from its first poll).
     let limit = timeout.and_then(|t| started.checked_add(t));
     tokio::spawn(tracing::Instrument::instrument(

@@ -183,7 +183,6 @@ pub mod engine {
                     input_responses: self.input_responses,
                     request_state: self.request_state,
                     task_id: self.task_id,
-                    task: None,
                 };
                 head.routing_name(crate::method::Method::parse(method).filter(|m| m.is_modern_request()))
             }

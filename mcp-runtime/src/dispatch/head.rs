@@ -35,10 +35,6 @@ pub(crate) struct Head<'a> {
     /// MRTR: the sealed state echoed back.
     #[serde(borrow, default)]
     pub request_state: Option<&'a RawValue>,
-    /// 2025-11-25: `task` of a task-augmented `tools/call` (`{"ttl": ..}`);
-    /// read only for a legacy session's requests.
-    #[serde(borrow, default)]
-    pub task: Option<&'a RawValue>,
 }
 
 impl<'a> Head<'a> {
@@ -66,6 +62,23 @@ impl<'a> Head<'a> {
     pub fn required(raw: Option<&'a RawValue>, field: &str) -> Result<Cow<'a, str>, McpError> {
         Self::string(raw, field)?
             .ok_or_else(|| McpError::invalid_params(format!("Invalid params: missing field `{field}`")))
+    }
+
+    /// 2025-11-25: `task` of a task-augmented `tools/call` (`{"ttl": ..}`),
+    /// read apart for a legacy session's call only (every other request
+    /// ignores it, and a smaller `Head` keeps their futures smaller).
+    pub fn task(params: Option<&'a RawValue>) -> Result<Option<&'a RawValue>, McpError> {
+        #[derive(Deserialize)]
+        struct Task<'a> {
+            #[serde(borrow, default)]
+            task: Option<&'a RawValue>,
+        }
+        match params {
+            None => Ok(None),
+            Some(p) => serde_json::from_str::<Task<'a>>(p.get())
+                .map(|t| t.task)
+                .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}"))),
+        }
     }
 
     /// The name the `Mcp-Name` header must repeat, for the methods that have one.

@@ -348,7 +348,7 @@ pub(crate) async fn serve(
             }
         },
         Method::ToolsCall => {
-            let call = tools::CallParams::from_head(head)?;
+            let call = tools::CallParams::from_head(head, params, scope.session.is_some() && !check_headers)?;
             // A hidden tool is an unknown one: its call says so, where an unknown one's does.
             let shown = sight.tool_named(&catalog, call.name());
             if shown {

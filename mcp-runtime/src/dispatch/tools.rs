@@ -19,12 +19,13 @@ pub(crate) struct CallParams<'a> {
 }
 
 impl<'a> CallParams<'a> {
-    /// The name and arguments, from the request's one parse.
-    pub(crate) fn from_head(head: &Head<'a>) -> Result<Self, McpError> {
+    /// The name and arguments, from the request's one parse; a legacy
+    /// session's `task` (`legacy`), read from `params` apart.
+    pub(crate) fn from_head(head: &Head<'a>, params: Option<&'a RawValue>, legacy: bool) -> Result<Self, McpError> {
         Ok(CallParams {
             name: Head::required(head.name, "name")?,
             arguments: head.arguments,
-            task: head.task,
+            task: if legacy { Head::task(params)? } else { None },
         })
     }
 
@@ -80,16 +81,11 @@ pub(crate) async fn call(
     }
     // A 2025-11-25 session asks for a task with `params.task` (a 2026-07-28
     // request's is ignored: there the server decides).
-    let augmented = match params.task {
-        Some(raw) if ctx.scope.session.is_some() => Some(crate::tasks::legacy::requested_ttl(raw)?),
-        _ => None,
-    };
+    let augmented = params.task.is_some() && ctx.scope.session.is_some();
     let task = match entry.task.mode {
-        TaskMode::Never if augmented.is_some() => {
-            return Err(crate::tasks::legacy::not_a_task_tool(params.name()));
-        }
+        TaskMode::Never if augmented => return Err(crate::tasks::legacy::not_a_task_tool(params.name())),
         TaskMode::Never => None,
-        mode => Some(task_shared(&ctx, mode, params.name(), augmented.is_some())?),
+        mode => Some(task_shared(&ctx, mode, params.name(), augmented)?),
     };
     let timeout = entry.timeout.or(ctx.server().config().tool_timeout);
     // A tool bounded in calls at once: a place, or a busy answer after the wait.
@@ -136,7 +132,14 @@ pub(crate) async fn call(
     };
     let runtime = &server.inner.tasks;
     let mut support = entry.task;
-    if let Some(Some(ttl)) = augmented {
+    let always = task.is_session_task();
+    if let Some(ttl) = params
+        .task
+        .filter(|_| always)
+        .map(crate::tasks::legacy::requested_ttl)
+        .transpose()?
+        .flatten()
+    {
         // A 2025-11-25 requestor may ask for less time than the tool keeps its tasks.
         support.ttl_ms = Some(ttl.min(support.ttl_ms.unwrap_or(runtime.config.ttl_ms)));
     }
@@ -147,8 +150,8 @@ pub(crate) async fn call(
         timeout,
         tool: params.name(),
         place,
-        after: if augmented.is_some() { None } else { entry.task_after },
-        always: augmented.is_some(),
+        after: if always { None } else { entry.task_after },
+        always,
     };
     match crate::tasks::run::start(runtime, task, launch, future).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
@@ -219,17 +222,17 @@ fn task_shared(
     let caps = scope.meta.client_capabilities.clone();
     let declared = crate::tasks::declared(&caps);
     let how = match &scope.session {
-        Some(_) if augmented => crate::tasks::Mode::Task,
+        Some(_) if augmented => crate::tasks::Mode::Task { session: true },
         Some(_) if mode == TaskMode::Required => return Err(crate::tasks::legacy::task_required(tool)),
         None if mode == TaskMode::Required && !declared => return Err(crate::tasks::extension_required()),
         Some(session) => crate::tasks::Mode::Legacy {
             session: session.clone(),
             outbound: scope.outbound.clone(),
         },
-        None if declared => crate::tasks::Mode::Task,
+        None if declared => crate::tasks::Mode::Task { session: false },
         None => crate::tasks::Mode::Detached,
     };
-    let id = if matches!(how, crate::tasks::Mode::Task) {
+    let id = if matches!(how, crate::tasks::Mode::Task { .. }) {
         crate::tasks::new_id()
     } else {
         String::new()

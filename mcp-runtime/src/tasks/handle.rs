@@ -119,8 +119,12 @@ pub(crate) fn extension_required() -> McpError {
 
 /// How the call is being served.
 pub(crate) enum Mode {
-    /// A 2026-07-28 client that declared the extension: a task.
-    Task,
+    /// A 2026-07-28 client that declared the extension: a task; or
+    /// (`session`) a 2025-11-25 session's call sent with `task`.
+    Task {
+        /// A 2025-11-25 session's task-augmented call.
+        session: bool,
+    },
     /// A 2025-11-25 session: synchronous, asks go over the session's stream.
     Legacy {
         session: Arc<Session>,
@@ -192,7 +196,7 @@ impl Shared {
         request_cancel: &Cancellation,
     ) -> Arc<Self> {
         let cancel = match mode {
-            Mode::Task => Cancellation::new(),
+            Mode::Task { .. } => Cancellation::new(),
             Mode::Legacy { .. } | Mode::Detached => request_cancel.clone(),
         };
         Arc::new(Shared {
@@ -208,7 +212,12 @@ impl Shared {
 
     /// Whether the call may become a task.
     pub(crate) fn is_task(&self) -> bool {
-        matches!(self.mode, Mode::Task)
+        matches!(self.mode, Mode::Task { .. })
+    }
+
+    /// Whether the call is a 2025-11-25 session's task-augmented one.
+    pub(crate) fn is_session_task(&self) -> bool {
+        matches!(self.mode, Mode::Task { session: true })
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -396,7 +405,7 @@ impl Task {
                 };
                 answers.remove(key).unwrap_or(Value::Null)
             }
-            Mode::Task => {
+            Mode::Task { .. } => {
                 let (wire, rx) = shared.register(key, request)?;
                 // Dropped before the answer (a timeout around the ask, say):
                 // the request is withdrawn from the task.

@@ -83,8 +83,9 @@ where
         }
         Some(wait) => tokio::time::timeout(wait, &mut future).await.ok(),
     };
+    // Boxed, as is its ending below: the common path's future stays small.
     let answered = match first.map(|out| caught(out, tool)) {
-        Some(out @ Ok(Outcome::Complete(_))) if always => Some(out),
+        Some(out @ Ok(Outcome::Complete(_))) if always => Some(Box::new(out)),
         Some(out) => return Ok(Started::Ready(out)),
         None => None,
     };
@@ -136,7 +137,7 @@ where
     };
     if let Some(out) = answered {
         // Created working, as every task is, then ended at once.
-        let left = runner.finish(out).await;
+        let left = Box::pin(runner.finish(*out)).await;
         runner.slot.ended(&runner.shared.id, left);
         return Ok(Started::Created(record.summary()));
     }

@@ -476,7 +476,7 @@ impl Upstream {
                 Err(task) => {
                     let params = json!({ "taskId": task });
                     let token = call.token;
-                    call = self.start_as("tasks/result", params, None, Some(task));
+                    call = self.start_as("tasks/result", params, task);
                     call.token = token;
                     continue;
                 }
@@ -564,11 +564,11 @@ impl Upstream {
         call
     }
 
-    /// [`start`](Self::start) without a progress token, waiting for the
-    /// upstream's `task` when it is `tasks/result`.
-    fn start_as(&self, method: &str, params: Value, token: Option<i64>, task: Option<String>) -> Call {
+    /// [`start`](Self::start) of a request about the upstream's `task`
+    /// (`tasks/result`), without a progress token of its own.
+    fn start_as(&self, method: &str, params: Value, task: String) -> Call {
         let id = self.client.next_id();
-        self.start_with(id, method, params, token, task)
+        self.start_with(id, method, params, None, Some(task))
     }
 
     fn start_with(&self, id: i64, method: &str, params: Value, token: Option<i64>, task: Option<String>) -> Call {

@@ -421,7 +421,7 @@ pub(crate) async fn serve(
                 principal: principal.as_deref(),
                 arguments: None,
             };
-            let outcome = guarded(server, view, caller, rounds).await?;
+            let outcome = Box::pin(guarded(server, view, caller, rounds)).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
         Method::PromptsGet => {
@@ -443,7 +443,7 @@ pub(crate) async fn serve(
                 principal: principal.as_deref(),
                 arguments: head.arguments,
             };
-            let outcome = guarded(server, view, caller, rounds).await?;
+            let outcome = Box::pin(guarded(server, view, caller, rounds)).await?;
             Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
         }
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {

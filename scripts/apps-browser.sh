@@ -84,10 +84,7 @@ pick_node() {
   node_pick 20 "${MCP_APPS_BROWSER_NODE:-}" "$(command -v node 2>/dev/null || true)" \
     ${node_pkg:+"$home/node_modules/$node_pkg/bin/node"}
 }
-ready() {
-  [ -f "$home/.stamp" ] && [ "$(cat "$home/.stamp")" = "$(node_stamp "$src/package.json" "$src/package-lock.json")" ] &&
-    [ -f "$home/node_modules/@modelcontextprotocol/ext-apps/package.json" ] && pick_node >/dev/null
-}
+ready() { node_ready "$home" @modelcontextprotocol/ext-apps pick_node "$src/package.json" "$src/package-lock.json"; }
 # esbuild's install script is not needed: its JS API finds the binary in @esbuild/<platform> itself.
 install_npm() { node_install_into "$home" apps-browser pick_node ci "$src/package.json" "$src/package-lock.json" || exit 3; }
 ready || install_npm

@@ -70,10 +70,7 @@ pick_node() {
   done
   return 1
 }
-ts_ready() {
-  [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(node_stamp "$src/package.json")" ] &&
-    [ -f "$tsdir/node_modules/@modelcontextprotocol/client/package.json" ] && pick_node >/dev/null
-}
+ts_ready() { node_ready "$tsdir" @modelcontextprotocol/client pick_node "$src/package.json"; }
 install_ts() { node_install_into "$tsdir" auth-clients pick_node install "$src/package.json" || exit 3; }
 
 # --- run -------------------------------------------------------------------------------------

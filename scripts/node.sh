@@ -15,6 +15,10 @@
 #                         (node_stamp). WHO names the caller in messages; on
 #                         failure DIR is removed and it returns 3.
 # node_stamp FILE...      the SHA-256 of the files' contents, one after another
+# node_ready DIR PKG PICK FILE...
+#                         whether DIR holds an install of FILE... (node_install_into's
+#                         stamp matches them) with the npm package PKG in it, and the
+#                         function PICK finds a usable Node
 
 node_npm_package() {
   case "$(uname -s)/$(uname -m)" in
@@ -35,6 +39,12 @@ node_pick() {
 }
 
 node_stamp() { cat "$@" | sha256sum | cut -c1-64; }
+node_ready() {
+  local dir=$1 pkg=$2 pick=$3
+  shift 3
+  [ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$(node_stamp "$@")" ] &&
+    [ -f "$dir/node_modules/$pkg/package.json" ] && "$pick" >/dev/null
+}
 
 node_install_into() {
   local dir=$1 who=$2 pick=$3 how=$4 pkg pkgs=()

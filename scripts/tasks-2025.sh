@@ -40,10 +40,7 @@ pick_node() {
   node_pick 18 "${MCP_TASKS_2025_NODE:-}" "$(command -v node 2>/dev/null || true)" \
     ${node_pkg:+"$home/node_modules/$node_pkg/bin/node"}
 }
-ready() {
-  [ -f "$home/.stamp" ] && [ "$(cat "$home/.stamp")" = "$(node_stamp "$src/package.json" "$src/package-lock.json")" ] &&
-    [ -f "$home/node_modules/@modelcontextprotocol/sdk/package.json" ] && pick_node >/dev/null
-}
+ready() { node_ready "$home" @modelcontextprotocol/sdk pick_node "$src/package.json" "$src/package-lock.json"; }
 ready || node_install_into "$home" tasks-2025 pick_node ci "$src/package.json" "$src/package-lock.json" || exit 3
 node=$(pick_node)
 # Imports resolve from the cache directory, so the check is copied there for each run.

@@ -78,10 +78,7 @@ pick_node() {  # Node >= 20 (the SDK's engines)
   node_pick 20 "${MCP_UPSTREAMS_NODE:-}" "$(command -v node 2>/dev/null || true)" \
     ${node_pkg:+"$tsdir/node_modules/$node_pkg/bin/node"}
 }
-ts_ready() {
-  [ -f "$tsdir/.stamp" ] && [ "$(cat "$tsdir/.stamp")" = "$(node_stamp "$src/package.json" "$src/package-lock.json")" ] &&
-    [ -f "$tsdir/node_modules/@modelcontextprotocol/server/package.json" ] && pick_node >/dev/null
-}
+ts_ready() { node_ready "$tsdir" @modelcontextprotocol/server pick_node "$src/package.json" "$src/package-lock.json"; }
 install_ts() { node_install_into "$tsdir" upstreams pick_node ci "$src/package.json" "$src/package-lock.json" || exit 3; }
 ts_script() {  # server.mjs beside node_modules, refreshed (atomically) when the source changed
   if ! cmp -s "$src/server.mjs" "$tsdir/server.mjs"; then

@@ -691,16 +691,26 @@ async fn an_upstreams_tasks_pass_through_over_stdio() {
     tasks_pass_through(Client::stdio(everything(), Vec::<String>::new()).name("ev"), true).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_upstreams_tasks_pass_through_over_http() {
+/// [`tasks_pass_through`] with `examples/everything` over HTTP, spoken to in
+/// `era` (found by the client when `None`); the process ends however the
+/// run does.
+async fn tasks_pass_through_over_http(era: Option<Era>, relayed: bool) {
     let process = everything_over_http();
     // The gateway retries with backoff until the upstream listens.
-    let upstream = Client::http(&process.url).name("ev");
-    let outcome = tokio::spawn(tasks_pass_through(upstream, true)).await;
+    let mut upstream = Client::http(&process.url).name("ev");
+    if let Some(era) = era {
+        upstream = upstream.era(era);
+    }
+    let outcome = tokio::spawn(tasks_pass_through(upstream, relayed)).await;
     drop(process);
     if let Err(e) = outcome {
         std::panic::resume_unwind(e.into_panic());
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstreams_tasks_pass_through_over_http() {
+    tasks_pass_through_over_http(None, true).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -713,13 +723,7 @@ async fn a_2025_upstreams_long_calls_are_offered_as_tasks() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_upstreams_long_calls_are_offered_as_tasks_over_http() {
-    let process = everything_over_http();
-    let upstream = Client::http(&process.url).name("ev").era(Era::Legacy);
-    let outcome = tokio::spawn(tasks_pass_through(upstream, false)).await;
-    drop(process);
-    if let Err(e) = outcome {
-        std::panic::resume_unwind(e.into_panic());
-    }
+    tasks_pass_through_over_http(Some(Era::Legacy), false).await;
 }
 
 /// Through the gateway over HTTP: a listen stream that follows an

@@ -1011,15 +1011,14 @@ impl Calls for Client {
     /// refuses a plain call with -32601: it is called again as a task
     /// (`"task": {}`), and its result awaited with `tasks/result`.
     async fn send(&self, method: &str, params: Value) -> Result<Value, McpError> {
-        match self.request(method, params.clone()).await {
-            Err(ClientError::Rpc(e))
-                if method == "tools/call"
-                    && e.code() == crate::error::ErrorCode::METHOD_NOT_FOUND
-                    && params.get("task").is_none()
-                    && self.era() == Some(Era::Legacy)
-                    && self.server_capabilities().is_some_and(|c| c.accepts_tool_tasks()) =>
-            {
-                let mut params = params;
+        // Kept for that second call only where one may follow.
+        let again = (method == "tools/call"
+            && params.get("task").is_none()
+            && self.era() == Some(Era::Legacy)
+            && self.server_capabilities().is_some_and(|c| c.accepts_tool_tasks()))
+        .then(|| params.clone());
+        match (self.request(method, params).await, again) {
+            (Err(ClientError::Rpc(e)), Some(mut params)) if e.code() == crate::error::ErrorCode::METHOD_NOT_FOUND => {
                 params["task"] = json!({});
                 let created = self.request(method, params).await?;
                 let Some(id) = created["task"]["taskId"].as_str() else {
@@ -1028,13 +1027,10 @@ impl Calls for Client {
                         detail: format!("a task-augmented call was not answered with a task: {created}"),
                     }));
                 };
-                let mut result = self.request("tasks/result", json!({ "taskId": id })).await?;
-                if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-                    meta.remove(crate::protocol::META_RELATED_TASK);
-                }
-                Ok(result)
+                let result = self.request("tasks/result", json!({ "taskId": id })).await?;
+                Ok(crate::tasks::legacy::unrelated(result))
             }
-            other => other.map_err(McpError::from),
+            (other, _) => other.map_err(McpError::from),
         }
     }
 

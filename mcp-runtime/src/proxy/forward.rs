@@ -461,7 +461,8 @@ impl Upstream {
                         .map_err(|e| self.failed(e))?;
                     match call.created_task(&result) {
                         Some(task) => Err(task),
-                        None => return Ok(untask(result)),
+                        // The upstream's task means nothing to the caller.
+                        None => return Ok(crate::tasks::legacy::unrelated(result)),
                     }
                 }
                 asked = call.asks.recv() => Ok(asked),
@@ -698,20 +699,6 @@ fn take_key(params: &mut Value) -> Option<String> {
         }
     }
     key
-}
-
-/// A result without the upstream's task named in its `_meta` (a
-/// `tasks/result`'s), which means nothing to the caller.
-fn untask(mut result: Value) -> Value {
-    if let Some(object) = result.as_object_mut() {
-        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-            meta.remove(crate::protocol::META_RELATED_TASK);
-            if meta.is_empty() {
-                object.remove("_meta");
-            }
-        }
-    }
-    result
 }
 
 /// Resolves when `cancel` fires.

@@ -110,6 +110,21 @@ pub(crate) fn created(mut object: Map<String, Value>) -> Map<String, Value> {
     out
 }
 
+/// A `tasks/result`'s result without the task its `_meta` names (and
+/// without a `_meta` that is empty then): what the call itself returns.
+#[cfg(feature = "client")]
+pub(crate) fn unrelated(mut result: Value) -> Value {
+    if let Some(object) = result.as_object_mut() {
+        if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+            meta.remove(crate::protocol::META_RELATED_TASK);
+            if meta.is_empty() {
+                object.remove("_meta");
+            }
+        }
+    }
+    result
+}
+
 /// What `tasks/result` answers for an ended record: the tool's result with
 /// the task named in its `_meta`, or the call's JSON-RPC error; `None` while
 /// it runs.

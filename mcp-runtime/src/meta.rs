@@ -32,8 +32,9 @@ pub struct RequestMeta {
     /// The capabilities the client declared for this request (shared: the
     /// common empty declaration is one value for every request).
     pub client_capabilities: Arc<ClientCapabilities>,
-    /// The client's self-description, if given.
-    pub client_info: Option<Implementation>,
+    /// The client's self-description, if given (shared: a legacy session's
+    /// requests all point at the one its `initialize` gave).
+    pub client_info: Option<Arc<Implementation>>,
     /// The log level the client opted in to, if any.
     pub log_level: Option<LoggingLevel>,
     /// The progress token, if the client wants progress notifications.
@@ -227,7 +228,7 @@ pub fn validate(
     let Some(&version) = SUPPORTED_VERSIONS.iter().find(|v| **v == version) else {
         return Err(McpError::unsupported_version(&version, SUPPORTED_VERSIONS));
     };
-    let client_info = parse_opt(meta.client_info, META_CLIENT_INFO)?;
+    let client_info = parse_opt::<Implementation>(meta.client_info, META_CLIENT_INFO)?.map(Arc::new);
     let log_level = parse_opt(meta.log_level, META_LOG_LEVEL)?;
     let progress_token = parse_opt(meta.progress_token, "progressToken")?;
     Ok(RequestMeta {

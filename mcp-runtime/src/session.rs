@@ -38,7 +38,7 @@ pub struct Session {
     /// What the client declared in `initialize`.
     pub capabilities: std::sync::Arc<ClientCapabilities>,
     /// Who the client said it is.
-    pub client_info: Option<Implementation>,
+    pub client_info: Option<std::sync::Arc<Implementation>>,
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
@@ -210,7 +210,7 @@ impl Session {
             id,
             version,
             capabilities: std::sync::Arc::new(capabilities),
-            client_info,
+            client_info: client_info.map(std::sync::Arc::new),
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             pending: Mutex::default(),

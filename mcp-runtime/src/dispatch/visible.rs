@@ -37,7 +37,7 @@ impl<'a> Sight<'a> {
             catalog,
             scope,
             &meta.client_capabilities,
-            meta.client_info.as_ref(),
+            meta.client_info.as_deref(),
             &meta.protocol_version,
         )
     }
@@ -54,7 +54,7 @@ impl<'a> Sight<'a> {
             catalog,
             scope,
             &session.capabilities,
-            session.client_info.as_ref(),
+            session.client_info.as_deref(),
             session.version,
         )
     }

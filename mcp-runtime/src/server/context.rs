@@ -116,7 +116,7 @@ impl Context {
     /// The client's self-description, if it sent one. Self-reported: do not
     /// base security decisions on it.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.scope.meta.client_info.as_ref()
+        self.scope.meta.client_info.as_deref()
     }
 
     /// The request's cancellation token.

@@ -18,55 +18,60 @@ use std::future::Future;
 use std::sync::Arc;
 
 /// Runs `run` for one request of `name` (a tool, prompt or resource).
-pub(crate) async fn rounds<T, F, Fut>(
-    server: &Server,
-    request: &Request,
-    head: &Head<'_>,
+/// Not an `async fn` (see `route`).
+#[allow(clippy::manual_async_fn)]
+pub(crate) fn rounds<'a, T, F, Fut>(
+    server: &'a Server,
+    request: &'a Request,
+    head: &'a Head<'a>,
     meta: RequestMeta,
-    scope: Scope,
-    name: &str,
+    scope: &'a mut Scope,
+    name: &'a str,
     run: F,
-) -> Result<Outcome<T>, McpError>
+) -> impl Future<Output = Result<Outcome<T>, McpError>> + 'a
 where
-    F: Fn(Context) -> Fut,
+    F: Fn(Context) -> Fut + 'a,
     Fut: Future<Output = Result<Outcome<T>, McpError>>,
+    T: 'a,
 {
-    let request_state = Head::string(head.request_state, "requestState")?;
-    let principal = scope.principal.clone();
-    let round = Round {
-        method: &request.method,
-        name,
-        raw_arguments: head.arguments,
-        arguments: std::cell::OnceCell::new(),
-        principal: principal.as_deref(),
-    };
-    let opened = crate::mrtr::open_round(
-        &server.inner.sealer,
-        || round.binding(),
-        head.input_responses,
-        request_state.as_deref(),
-    )?;
-    if opened.round > 0 {
-        // A retried round: one trace of the dialogue, round by round.
-        let span = tracing::Span::current();
-        if !span.is_disabled() {
-            span.record("mcp_runtime.mrtr.round", opened.round);
-            crate::telemetry::link_current(opened.link.as_deref());
-        }
-    }
-    let opened = Arc::new(opened);
-    if let Some(session) = scope.session.clone() {
-        return Box::pin(legacy_rounds(server, request, meta, scope, session, opened, run)).await;
-    }
-    let ctx = super::context_with(server, request, meta, scope, Some(opened.clone()));
-    match run(ctx).await? {
-        Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(crate::mrtr::close_round(
+    async move {
+        let request_state = Head::string(head.request_state, "requestState")?;
+        let principal = scope.principal.clone();
+        let round = Round {
+            method: &request.method,
+            name,
+            raw_arguments: head.arguments,
+            arguments: std::cell::OnceCell::new(),
+            principal: principal.as_deref(),
+        };
+        let opened = crate::mrtr::open_round(
             &server.inner.sealer,
-            &round.binding(),
-            &opened,
-            ir,
-        )?)),
-        complete => Ok(complete),
+            || round.binding(),
+            head.input_responses,
+            request_state.as_deref(),
+        )?;
+        if opened.round > 0 {
+            // A retried round: one trace of the dialogue, round by round.
+            let span = tracing::Span::current();
+            if !span.is_disabled() {
+                span.record("mcp_runtime.mrtr.round", opened.round);
+                crate::telemetry::link_current(opened.link.as_deref());
+            }
+        }
+        let opened = Arc::new(opened);
+        if let Some(session) = scope.session.clone() {
+            return Box::pin(legacy_rounds(server, request, meta, scope, session, opened, run)).await;
+        }
+        let ctx = super::context_with(server, request, meta, scope, Some(opened.clone()));
+        match run(ctx).await? {
+            Outcome::InputRequired(ir) => Ok(Outcome::InputRequired(crate::mrtr::close_round(
+                &server.inner.sealer,
+                &round.binding(),
+                &opened,
+                ir,
+            )?)),
+            complete => Ok(complete),
+        }
     }
 }
 
@@ -75,7 +80,7 @@ pub(crate) async fn legacy_rounds<T, F, Fut>(
     server: &Server,
     request: &Request,
     meta: RequestMeta,
-    scope: Scope,
+    scope: &mut Scope,
     session: Arc<crate::session::Session>,
     mut current: Arc<MrtrScope>,
     run: F,
@@ -89,7 +94,7 @@ where
         .clone()
         .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
     loop {
-        let ctx = super::context_with(server, request, meta.clone(), scope.clone(), Some(current.clone()));
+        let ctx = super::context_with(server, request, meta.clone(), &mut scope.clone(), Some(current.clone()));
         let ir = match run(ctx).await? {
             Outcome::InputRequired(ir) => ir,
             complete => return Ok(complete),

@@ -153,7 +153,8 @@ pub(crate) async fn call(
         after: if always { None } else { entry.task_after },
         always,
     };
-    match crate::tasks::run::start(runtime, task, launch, future).await? {
+    // Boxed: a plain call's future stays the size of a plain call.
+    match Box::pin(crate::tasks::run::start(runtime, task, launch, future)).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
         crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
     }

@@ -228,7 +228,7 @@ pub fn validate(
     let Some(&version) = SUPPORTED_VERSIONS.iter().find(|v| **v == version) else {
         return Err(McpError::unsupported_version(&version, SUPPORTED_VERSIONS));
     };
-    let client_info = parse_opt::<Implementation>(meta.client_info, META_CLIENT_INFO)?.map(Arc::new);
+    let client_info = client_info(meta.client_info)?;
     let log_level = parse_opt(meta.log_level, META_LOG_LEVEL)?;
     let progress_token = parse_opt(meta.progress_token, "progressToken")?;
     Ok(RequestMeta {
@@ -238,6 +238,44 @@ pub fn validate(
         log_level,
         progress_token,
     })
+}
+
+/// The longest `clientInfo` (as sent) kept for the next request: a
+/// client's is a name and a version, far below it; one with large icons is
+/// parsed each time rather than held.
+const CLIENT_INFO_KEPT: usize = 1024;
+
+/// `clientInfo`, parsed. A client sends the same one with every request (the
+/// spec asks it to), so each thread keeps the last one it parsed, by its
+/// text, and hands out the same `Arc` while it repeats: no parse and no
+/// allocation per request.
+fn client_info(raw: Option<&RawValue>) -> Result<Option<Arc<Implementation>>, McpError> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(Box<str>, Arc<Implementation>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let Some(raw) = raw.filter(|r| r.get() != "null") else {
+        return Ok(None);
+    };
+    let text = raw.get();
+    let kept = |last: &std::cell::RefCell<Option<(Box<str>, Arc<Implementation>)>>| {
+        let last = last.try_borrow().ok()?;
+        let (seen, info) = last.as_ref()?;
+        (**seen == *text).then(|| info.clone())
+    };
+    if let Some(info) = LAST.try_with(kept).ok().flatten() {
+        return Ok(Some(info));
+    }
+    let info: Arc<Implementation> =
+        Arc::new(serde_json::from_str(text).map_err(|e| field_error(META_CLIENT_INFO, &format!("is malformed: {e}")))?);
+    if text.len() <= CLIENT_INFO_KEPT {
+        let _ = LAST.try_with(|last| {
+            if let Ok(mut last) = last.try_borrow_mut() {
+                *last = Some((text.into(), info.clone()));
+            }
+        });
+    }
+    Ok(Some(info))
 }
 
 fn parse_opt<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>, key: &str) -> Result<Option<T>, McpError> {
@@ -263,4 +301,46 @@ pub fn has_protocol_version(params: Option<&RawValue>) -> bool {
 /// Whether a `_meta` object (as [`validate`] takes it) carries a protocol version.
 pub fn meta_has_version(meta: Option<MetaSlot<'_>>) -> bool {
     meta.and_then(|m| m.head).is_some_and(|h| h.protocol_version.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).unwrap()
+    }
+
+    #[test]
+    fn a_repeated_client_info_is_parsed_once_and_shared() {
+        let host = r#"{"name":"host","title":"Host","version":"1.0"}"#;
+        let first = client_info(Some(&raw(host))).unwrap().unwrap();
+        let again = client_info(Some(&raw(host))).unwrap().unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!((first.name.as_str(), first.title.as_deref()), ("host", Some("Host")));
+
+        let other = client_info(Some(&raw(r#"{"name":"other","version":"1.0"}"#)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(other.name, "other");
+        assert!(!Arc::ptr_eq(&first, &other));
+
+        // A malformed one is refused, naming the field, and what was kept stays.
+        let e = client_info(Some(&raw(r#"{"name":1,"version":"1.0"}"#))).unwrap_err();
+        assert!(e.message().contains(META_CLIENT_INFO), "{}", e.message());
+        let kept = client_info(Some(&raw(r#"{"name":"other","version":"1.0"}"#)))
+            .unwrap()
+            .unwrap();
+        assert!(Arc::ptr_eq(&other, &kept));
+
+        assert!(client_info(Some(&raw("null"))).unwrap().is_none());
+        assert!(client_info(None).unwrap().is_none());
+
+        // A large one is parsed each time, not held.
+        let large = format!(r#"{{"name":"{}","version":"1"}}"#, "x".repeat(CLIENT_INFO_KEPT));
+        let one = client_info(Some(&raw(&large))).unwrap().unwrap();
+        let two = client_info(Some(&raw(&large))).unwrap().unwrap();
+        assert_eq!(one.name.len(), CLIENT_INFO_KEPT);
+        assert!(!Arc::ptr_eq(&one, &two));
+    }
 }

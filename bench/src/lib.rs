@@ -12,12 +12,19 @@ pub const PROTOCOL_VERSION: &str = "2026-07-28";
 /// The text every `echo` call sends (and expects back).
 pub const ECHO_TEXT: &str = "hello";
 
-/// The `_meta` of every request: the protocol version and empty client capabilities.
+/// The `_meta` of every request: the protocol version and empty client
+/// capabilities; with `BENCH_CLIENT_INFO=1` in the environment, also the
+/// `clientInfo` that clients send with every request (the spec asks them to).
 pub fn request_meta() -> Value {
-    json!({
+    let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
         "io.modelcontextprotocol/clientCapabilities": {}
-    })
+    });
+    if std::env::var_os("BENCH_CLIENT_INFO").is_some_and(|v| v == "1") {
+        meta["io.modelcontextprotocol/clientInfo"] =
+            json!({"name": "mcp-bench", "title": "MCP bench", "version": "0.1.0"});
+    }
+    meta
 }
 
 /// One compact `tools/call` of `echo` with this id.

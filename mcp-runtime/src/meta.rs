@@ -207,10 +207,7 @@ pub fn validate(
     let client_capabilities = match meta.client_capabilities {
         None => return Err(field_error(META_CLIENT_CAPABILITIES, "is required")),
         Some(raw) if raw.get() == "{}" => no_capabilities(),
-        Some(raw) if raw.get().starts_with('{') => Arc::new(
-            serde_json::from_str(raw.get())
-                .map_err(|e| field_error(META_CLIENT_CAPABILITIES, &format!("is malformed: {e}")))?,
-        ),
+        Some(raw) if raw.get().starts_with('{') => kept(&LAST_CAPABILITIES, raw.get(), META_CLIENT_CAPABILITIES)?,
         Some(_) => return Err(field_error(META_CLIENT_CAPABILITIES, "must be an object")),
     };
     if headers.is_http() {
@@ -240,42 +237,55 @@ pub fn validate(
     })
 }
 
-/// The longest `clientInfo` (as sent) kept for the next request: a
-/// client's is a name and a version, far below it; one with large icons is
-/// parsed each time rather than held.
-const CLIENT_INFO_KEPT: usize = 1024;
+/// The longest `clientInfo` or `clientCapabilities` (as sent) kept for the
+/// next request: a client's are a few hundred bytes at most; one with large
+/// icons or extension settings is parsed each time rather than held.
+const KEPT_TEXT: usize = 1024;
 
-/// `clientInfo`, parsed. A client sends the same one with every request (the
-/// spec asks it to), so each thread keeps the last one it parsed, by its
-/// text, and hands out the same `Arc` while it repeats: no parse and no
-/// allocation per request.
-fn client_info(raw: Option<&RawValue>) -> Result<Option<Arc<Implementation>>, McpError> {
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<(Box<str>, Arc<Implementation>)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    let Some(raw) = raw.filter(|r| r.get() != "null") else {
-        return Ok(None);
-    };
-    let text = raw.get();
-    let kept = |last: &std::cell::RefCell<Option<(Box<str>, Arc<Implementation>)>>| {
+/// The last value of one `_meta` field a thread parsed, by its text.
+type Last<T> = std::cell::RefCell<Option<(Box<str>, Arc<T>)>>;
+
+thread_local! {
+    static LAST_INFO: Last<Implementation> = const { std::cell::RefCell::new(None) };
+    static LAST_CAPABILITIES: Last<ClientCapabilities> = const { std::cell::RefCell::new(None) };
+}
+
+/// Parses a `_meta` field a client sends the same with every request (its
+/// `clientInfo` and `clientCapabilities`; the spec asks for both each
+/// time): each thread keeps the last one it parsed, by its text, and hands
+/// out the same `Arc` while it repeats, with no parse and no allocation.
+fn kept<T: serde::de::DeserializeOwned + 'static>(
+    last: &'static std::thread::LocalKey<Last<T>>,
+    text: &str,
+    key: &str,
+) -> Result<Arc<T>, McpError> {
+    let seen = |last: &Last<T>| {
         let last = last.try_borrow().ok()?;
-        let (seen, info) = last.as_ref()?;
-        (**seen == *text).then(|| info.clone())
+        let (seen, value) = last.as_ref()?;
+        (**seen == *text).then(|| value.clone())
     };
-    if let Some(info) = LAST.try_with(kept).ok().flatten() {
-        return Ok(Some(info));
+    if let Some(value) = last.try_with(seen).ok().flatten() {
+        return Ok(value);
     }
-    let info: Arc<Implementation> =
-        Arc::new(serde_json::from_str(text).map_err(|e| field_error(META_CLIENT_INFO, &format!("is malformed: {e}")))?);
-    if text.len() <= CLIENT_INFO_KEPT {
-        let _ = LAST.try_with(|last| {
+    let value: Arc<T> =
+        Arc::new(serde_json::from_str(text).map_err(|e| field_error(key, &format!("is malformed: {e}")))?);
+    if text.len() <= KEPT_TEXT {
+        let _ = last.try_with(|last| {
             if let Ok(mut last) = last.try_borrow_mut() {
-                *last = Some((text.into(), info.clone()));
+                *last = Some((text.into(), value.clone()));
             }
         });
     }
-    Ok(Some(info))
+    Ok(value)
+}
+
+/// `clientInfo`, parsed (or the one this thread parsed last, if the same).
+fn client_info(raw: Option<&RawValue>) -> Result<Option<Arc<Implementation>>, McpError> {
+    match raw {
+        None => Ok(None),
+        Some(raw) if raw.get() == "null" => Ok(None),
+        Some(raw) => kept(&LAST_INFO, raw.get(), META_CLIENT_INFO).map(Some),
+    }
 }
 
 fn parse_opt<T: serde::de::DeserializeOwned>(raw: Option<&RawValue>, key: &str) -> Result<Option<T>, McpError> {
@@ -337,10 +347,24 @@ mod tests {
         assert!(client_info(None).unwrap().is_none());
 
         // A large one is parsed each time, not held.
-        let large = format!(r#"{{"name":"{}","version":"1"}}"#, "x".repeat(CLIENT_INFO_KEPT));
+        let large = format!(r#"{{"name":"{}","version":"1"}}"#, "x".repeat(KEPT_TEXT));
         let one = client_info(Some(&raw(&large))).unwrap().unwrap();
         let two = client_info(Some(&raw(&large))).unwrap().unwrap();
-        assert_eq!(one.name.len(), CLIENT_INFO_KEPT);
+        assert_eq!(one.name.len(), KEPT_TEXT);
         assert!(!Arc::ptr_eq(&one, &two));
+    }
+
+    #[test]
+    fn repeated_capabilities_are_shared_and_a_new_declaration_is_read_anew() {
+        let both = r#"{"elicitation":{"form":{}},"sampling":{}}"#;
+        let first = kept(&LAST_CAPABILITIES, both, META_CLIENT_CAPABILITIES).unwrap();
+        let again = kept(&LAST_CAPABILITIES, both, META_CLIENT_CAPABILITIES).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert!(first.elicitation.is_some() && first.sampling.is_some());
+        // Nothing is inferred from an earlier request: a new text is a new declaration.
+        let fewer = kept(&LAST_CAPABILITIES, r#"{"sampling":{}}"#, META_CLIENT_CAPABILITIES).unwrap();
+        assert!(fewer.elicitation.is_none() && fewer.sampling.is_some());
+        let e = kept(&LAST_CAPABILITIES, r#"{"sampling":1}"#, META_CLIENT_CAPABILITIES).unwrap_err();
+        assert!(e.message().contains(META_CLIENT_CAPABILITIES), "{}", e.message());
     }
 }

@@ -10,9 +10,9 @@
 #                       BENCH_FEATURES=full: the examples' set (redis, otel, auth)
 #   TOKIO_WORKER_THREADS=1 bash bench/callgrind.sh ours-stdio
 #                       the servers see the variable (printed as `workers`)
-#   BENCH_CLIENT_INFO=1 bash bench/callgrind.sh ours-stdio
-#                       every request also carries the `clientInfo` clients
-#                       send with each request
+#   BENCH_CLIENT_META=1 bash bench/callgrind.sh ours-stdio
+#                       every request carries the `clientInfo` and the
+#                       capabilities clients send with each request
 #
 # Builds a profiling copy of the peers (release, line tables, frame pointers)
 # in target/bench-prof.

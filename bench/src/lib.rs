@@ -13,18 +13,23 @@ pub const PROTOCOL_VERSION: &str = "2026-07-28";
 pub const ECHO_TEXT: &str = "hello";
 
 /// The `_meta` of every request: the protocol version and empty client
-/// capabilities; with `BENCH_CLIENT_INFO=1` in the environment, also the
-/// `clientInfo` that clients send with every request (the spec asks them to).
+/// capabilities; with `BENCH_CLIENT_META=1` in the environment, the
+/// `clientInfo` and the capabilities a client declares with every request
+/// (the spec asks it to send both each time) instead.
 pub fn request_meta() -> Value {
-    let mut meta = json!({
+    if std::env::var_os("BENCH_CLIENT_META").is_some_and(|v| v == "1") {
+        return json!({
+            "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": {
+                "elicitation": {"form": {}}, "sampling": {}, "roots": {"listChanged": true}
+            },
+            "io.modelcontextprotocol/clientInfo": {"name": "mcp-bench", "title": "MCP bench", "version": "0.1.0"}
+        });
+    }
+    json!({
         "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
         "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    if std::env::var_os("BENCH_CLIENT_INFO").is_some_and(|v| v == "1") {
-        meta["io.modelcontextprotocol/clientInfo"] =
-            json!({"name": "mcp-bench", "title": "MCP bench", "version": "0.1.0"});
-    }
-    meta
+    })
 }
 
 /// One compact `tools/call` of `echo` with this id.

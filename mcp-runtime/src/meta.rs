@@ -30,10 +30,11 @@ pub struct RequestMeta {
     /// The protocol revision the request speaks.
     pub protocol_version: Cow<'static, str>,
     /// The capabilities the client declared for this request (shared: the
-    /// common empty declaration is one value for every request).
+    /// empty declaration is one value for every request, and a client that
+    /// repeats its declaration gets the value parsed for its last request).
     pub client_capabilities: Arc<ClientCapabilities>,
-    /// The client's self-description, if given (shared: a legacy session's
-    /// requests all point at the one its `initialize` gave).
+    /// The client's self-description, if given (shared as its capabilities
+    /// are; a legacy session's requests all get the one its `initialize` gave).
     pub client_info: Option<Arc<Implementation>>,
     /// The log level the client opted in to, if any.
     pub log_level: Option<LoggingLevel>,

@@ -89,7 +89,6 @@ fn first_byte(raw: &RawValue) -> u8 {
 /// The deepest nesting of arrays and objects accepted in a message.
 pub const MAX_DEPTH: usize = 64;
 
-/// Whether `bytes` nest arrays/objects deeper than `max` (strings skipped).
 /// How many `{` and `[` `bytes` holds. Counted in byte-wide lanes, 255
 /// bytes at a time (so that a lane cannot overflow), which the compiler
 /// turns into vector compares: a few instructions per 16 bytes, where a
@@ -106,6 +105,7 @@ fn openers(bytes: &[u8]) -> usize {
         .sum()
 }
 
+/// Whether `bytes` nest arrays/objects deeper than `max` (strings skipped).
 fn too_deep(bytes: &[u8], max: usize) -> bool {
     // No deeper than the number of openers: a cheap count settles almost
     // every message without the byte-by-byte walk.

@@ -301,7 +301,8 @@ pub(crate) async fn expired(token: Option<&AccessToken>) {
         std::time::Duration::from_secs(exp.saturating_sub(now))
     });
     match left {
-        Some(left) => tokio::time::sleep(left).await,
+        // Boxed: a stream without an expiry (most) keeps no timer's room.
+        Some(left) => Box::pin(tokio::time::sleep(left)).await,
         None => std::future::pending().await,
     }
 }

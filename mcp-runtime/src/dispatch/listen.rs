@@ -83,181 +83,205 @@ struct AckBody<'a> {
 /// (the client closes the stream or sends `notifications/cancelled`).
 /// `hidden`: the subscribed URIs only resources hidden from the caller
 /// serve, agreed to like URIs nothing serves, and never sent an update.
-pub(crate) async fn listen(
+///
+/// Not an `async fn`: one keeps its by-value arguments twice in its future
+/// (as captured, and as moved into the body), and an open stream holds this
+/// future for as long as it lasts.
+#[allow(clippy::manual_async_fn)]
+pub(crate) fn listen(
     server: &Server,
     params: ListenParams,
     hidden: Vec<String>,
     ctx: Context,
-) -> Result<Vec<u8>, McpError> {
-    let Some(outbound) = ctx.scope.outbound.clone() else {
-        return Err(McpError::invalid_request(
-            "subscriptions/listen needs a response stream",
-        ));
-    };
-    let mut filter = params.notifications;
-    let limits = *server.inner.streams.limits();
-    if filter.resource_subscriptions.len() > limits.max_resource_subscriptions {
-        return Err(McpError::invalid_params(format!(
-            "Invalid params: resourceSubscriptions names {} resources, more than {} \
-             (SubscriptionLimits::max_resource_subscriptions)",
-            filter.resource_subscriptions.len(),
-            limits.max_resource_subscriptions
-        )));
-    }
-    for uri in &filter.resource_subscriptions {
-        limits.check_uri(uri)?;
-    }
-    // Counted per principal and in all while it is open.
-    let _slot = server.inner.streams.open(ctx.principal())?;
-    let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
-    let mut rx = server.inner.events.subscribe();
-    let id = ctx.request_id().clone();
-    // The version of each followed task's record last sent (or seen at the start).
-    let mut sent: Vec<u64> = Vec::new();
-    // What an upstream says of the tasks it runs for this server (relayed
-    // ids), followed on one stream to each upstream while this one is open.
-    let (relayed_tx, mut relayed_rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
-    #[cfg(feature = "client")]
-    let mut following = tokio::task::JoinSet::new();
-    #[cfg(feature = "client")]
-    let mut relayed = Relayed::default();
-    if !filter.task_ids.is_empty() {
-        if !crate::tasks::declared(ctx.client_capabilities()) {
-            return Err(crate::tasks::extension_required());
-        }
-        // Agreed to only for tasks the caller may see; what was seen of
-        // each is not sent again.
-        let mut agreed = Vec::new();
-        for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
-            if agreed.contains(&task_id) {
-                continue;
-            }
-            #[cfg(feature = "client")]
-            if let Some((relay, upstream_id)) =
-                server
-                    .inner
-                    .tasks
-                    .relays
-                    .open(&server.inner.sealer, &task_id, ctx.principal())
-            {
-                relayed.follow(relay, upstream_id, task_id.clone());
-                agreed.push(task_id);
-                sent.push(0);
-                continue;
-            }
-            if let Ok(record) = super::tasks::find(server, &task_id, ctx.principal()).await {
-                agreed.push(task_id);
-                sent.push(record.version);
-            }
-        }
-        filter.task_ids = agreed;
-        #[cfg(feature = "client")]
+) -> impl std::future::Future<Output = Result<Vec<u8>, McpError>> + Send + '_ {
+    async move {
+        let Some(outbound) = ctx.scope.outbound.clone() else {
+            return Err(McpError::invalid_request(
+                "subscriptions/listen needs a response stream",
+            ));
+        };
+        let mut filter = params.notifications;
         {
-            let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
-            relayed.start(&mut following, &caps, &relayed_tx);
+            let limits = server.inner.streams.limits();
+            if filter.resource_subscriptions.len() > limits.max_resource_subscriptions {
+                return Err(McpError::invalid_params(format!(
+                    "Invalid params: resourceSubscriptions names {} resources, more than {} \
+                 (SubscriptionLimits::max_resource_subscriptions)",
+                    filter.resource_subscriptions.len(),
+                    limits.max_resource_subscriptions
+                )));
+            }
+            for uri in &filter.resource_subscriptions {
+                limits.check_uri(uri)?;
+            }
         }
-    }
-    if let Some(token) = ctx.identity() {
-        // Agreed to only for resources the caller's token may read.
-        let catalog = server.catalog();
-        filter
-            .resource_subscriptions
-            .retain(|uri| hidden.contains(uri) || super::access::resource(&catalog, uri, Some(token)).is_ok());
-    }
-    let ack = Tagged {
-        body: AckBody { notifications: &filter },
-        meta: TagMeta { id: &id },
-    };
-    if outbound
-        .send(jsonrpc::encode_notification(
-            "notifications/subscriptions/acknowledged",
-            &ack,
-        ))
-        .is_err()
-    {
-        return Err(McpError::internal("the response stream closed"));
-    }
-    filter.resource_subscriptions.retain(|uri| !hidden.contains(uri));
-    let cancel = ctx.cancellation().clone();
-    let stopping = server.inner.stopping.clone();
-    // A stream opened with an access token ends when the token expires.
-    let identity = ctx.identity().cloned();
-    let expired = crate::auth::expired(identity.as_deref());
-    tokio::pin!(expired);
-    // A followed task is read again with the owner check of `tasks/get`.
-    let principal = ctx.principal().map(str::to_owned);
-    // An idle stream keeps only what it forwards with.
-    drop(ctx);
-    drop(relayed_tx);
-    loop {
-        tokio::select! {
-            _ = cancel.cancelled() => break,
-            Some(body) = relayed_rx.recv() => {
-                match serde_json::from_value::<crate::protocol::DetailedTask>(body) {
-                    Ok(task) => {
-                        if outbound.send(encode_task(&task, &id)).is_err() {
+        // Counted per principal and in all while it is open.
+        let _slot = server.inner.streams.open(ctx.principal())?;
+        let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
+        let mut rx = server.inner.events.subscribe();
+        let id = ctx.request_id().clone();
+        // The version of each followed task's record last sent (or seen at the start).
+        let mut sent: Vec<u64> = Vec::new();
+        // What an upstream says of the tasks it runs for this server (relayed
+        // ids), followed on one stream to each upstream while this one is open.
+        // Made only when the stream follows one: an idle stream holds neither
+        // the channel nor the tasks.
+        #[cfg_attr(not(feature = "client"), allow(unused_mut))]
+        let mut relayed_rx: Option<tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>> = None;
+        #[cfg(feature = "client")]
+        let mut following: Option<tokio::task::JoinSet<()>> = None;
+        #[cfg(feature = "client")]
+        let mut relayed = Relayed::default();
+        if !filter.task_ids.is_empty() {
+            if !crate::tasks::declared(ctx.client_capabilities()) {
+                return Err(crate::tasks::extension_required());
+            }
+            // Agreed to only for tasks the caller may see; what was seen of
+            // each is not sent again.
+            let mut agreed = Vec::new();
+            for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
+                if agreed.contains(&task_id) {
+                    continue;
+                }
+                #[cfg(feature = "client")]
+                if let Some((relay, upstream_id)) =
+                    server
+                        .inner
+                        .tasks
+                        .relays
+                        .open(&server.inner.sealer, &task_id, ctx.principal())
+                {
+                    relayed.follow(relay, upstream_id, task_id.clone());
+                    agreed.push(task_id);
+                    sent.push(0);
+                    continue;
+                }
+                if let Ok(record) = super::tasks::find(server, &task_id, ctx.principal()).await {
+                    agreed.push(task_id);
+                    sent.push(record.version);
+                }
+            }
+            filter.task_ids = agreed;
+            #[cfg(feature = "client")]
+            if !relayed.0.is_empty() {
+                let caps = serde_json::to_value(ctx.client_capabilities()).unwrap_or_default();
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                relayed.start(following.get_or_insert_with(tokio::task::JoinSet::new), &caps, &tx);
+                relayed_rx = Some(rx);
+            }
+        }
+        if let Some(token) = ctx.identity() {
+            // Agreed to only for resources the caller's token may read.
+            let catalog = server.catalog();
+            filter
+                .resource_subscriptions
+                .retain(|uri| hidden.contains(uri) || super::access::resource(&catalog, uri, Some(token)).is_ok());
+        }
+        let ack = Tagged {
+            body: AckBody { notifications: &filter },
+            meta: TagMeta { id: &id },
+        };
+        if outbound
+            .send(jsonrpc::encode_notification(
+                "notifications/subscriptions/acknowledged",
+                &ack,
+            ))
+            .is_err()
+        {
+            return Err(McpError::internal("the response stream closed"));
+        }
+        filter.resource_subscriptions.retain(|uri| !hidden.contains(uri));
+        let cancel = ctx.cancellation().clone();
+        let stopping = server.inner.stopping.clone();
+        // A stream opened with an access token ends when the token expires.
+        let identity = ctx.identity().cloned();
+        let expired = crate::auth::expired(identity.as_deref());
+        tokio::pin!(expired);
+        // A followed task is read again with the owner check of `tasks/get`.
+        let principal = ctx.principal().map(str::to_owned);
+        // An idle stream keeps only what it forwards with.
+        drop(ctx);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => break,
+                Some(body) = next_relayed(&mut relayed_rx) => {
+                    match serde_json::from_value::<crate::protocol::DetailedTask>(body) {
+                        Ok(task) => {
+                            if outbound.send(encode_task(&task, &id)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) => tracing::debug!("an upstream's task notification does not read: {e}"),
+                    }
+                }
+                // The server stops: the stream ends with its final result.
+                _ = stopping.cancelled() => break,
+                _ = &mut expired => break,
+                event = rx.recv() => match event {
+                    Ok(ServerEvent::Task { id: task_id, version }) => {
+                        let Some(at) = filter.task_ids.iter().position(|t| *t == task_id) else { continue };
+                        let last = sent.get(at).copied().unwrap_or(0);
+                        // Seen already, or a message that claims less than that.
+                        if version <= last {
+                            continue;
+                        }
+                        let Some(record) = super::tasks::read_own(server, &task_id, principal.as_deref()).await else {
+                            continue;
+                        };
+                        if record.version <= last {
+                            continue;
+                        }
+                        if let Some(seen) = sent.get_mut(at) {
+                            *seen = record.version;
+                        }
+                        if outbound.send(encode_task(&record.detailed(), &id)).is_err() {
                             break;
                         }
                     }
-                    Err(e) => tracing::debug!("an upstream's task notification does not read: {e}"),
-                }
+                    Ok(event) if filter.wants(&event) => {
+                        if outbound.send(encode_event(&event, Some(&id))).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
             }
-            // The server stops: the stream ends with its final result.
-            _ = stopping.cancelled() => break,
-            _ = &mut expired => break,
-            event = rx.recv() => match event {
-                Ok(ServerEvent::Task { id: task_id, version }) => {
-                    let Some(at) = filter.task_ids.iter().position(|t| *t == task_id) else { continue };
-                    let last = sent.get(at).copied().unwrap_or(0);
-                    // Seen already, or a message that claims less than that.
-                    if version <= last {
-                        continue;
-                    }
-                    let Some(record) = super::tasks::read_own(server, &task_id, principal.as_deref()).await else {
-                        continue;
-                    };
-                    if record.version <= last {
-                        continue;
-                    }
-                    if let Some(seen) = sent.get_mut(at) {
-                        *seen = record.version;
-                    }
-                    if outbound.send(encode_task(&record.detailed(), &id)).is_err() {
-                        break;
-                    }
-                }
-                Ok(event) if filter.wants(&event) => {
-                    if outbound.send(encode_event(&event, Some(&id))).is_err() {
-                        break;
-                    }
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => break,
-            },
         }
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Done<'a> {
+            result_type: &'static str,
+            #[serde(rename = "_meta")]
+            meta: DoneMeta<'a>,
+        }
+        #[derive(Serialize)]
+        struct DoneMeta<'a> {
+            #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+            server_info: &'a crate::protocol::Implementation,
+            #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+            id: &'a RequestId,
+        }
+        let done = Done {
+            result_type: "complete",
+            meta: DoneMeta {
+                server_info: &server.config().info,
+                id: &id,
+            },
+        };
+        Ok(serde_json::to_vec(&done).unwrap_or_default())
     }
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Done<'a> {
-        result_type: &'static str,
-        #[serde(rename = "_meta")]
-        meta: DoneMeta<'a>,
+}
+
+/// What an upstream next says of a relayed task the stream follows; never,
+/// when it follows none.
+async fn next_relayed(
+    rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>>,
+) -> Option<serde_json::Value> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
-    #[derive(Serialize)]
-    struct DoneMeta<'a> {
-        #[serde(rename = "io.modelcontextprotocol/serverInfo")]
-        server_info: &'a crate::protocol::Implementation,
-        #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
-        id: &'a RequestId,
-    }
-    let done = Done {
-        result_type: "complete",
-        meta: DoneMeta {
-            server_info: &server.config().info,
-            id: &id,
-        },
-    };
-    Ok(serde_json::to_vec(&done).unwrap_or_default())
 }
 
 /// The relayed tasks a stream follows, by the upstream that runs them: one

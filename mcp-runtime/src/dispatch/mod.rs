@@ -155,11 +155,21 @@ pub fn handle_request<'a>(
     request: &'a Request,
     mut scope: Scope,
 ) -> impl std::future::Future<Output = Reply> + Send + 'a {
-    // The future holds `scope` once: it is lent down the dispatcher, and
-    // moved out into the handler's context only where one is made (see
-    // `route`).
+    async move { handle_in(server, request, &mut scope).await }
+}
+
+/// [`handle_request`] with the request's scope lent: a caller whose future
+/// already owns the scope (the HTTP transport's, which is boxed per request)
+/// keeps it once instead of twice. The scope is lent down the dispatcher, and
+/// its contents moved out into the handler's context only where one is made
+/// (see `route`).
+#[allow(clippy::manual_async_fn)]
+pub(crate) fn handle_in<'a>(
+    server: &'a Server,
+    request: &'a Request,
+    scope: &'a mut Scope,
+) -> impl std::future::Future<Output = Reply> + Send + 'a {
     async move {
-        let scope = &mut scope;
         let span = crate::telemetry::request_span(&request.method, &request.id, scope.principal.as_deref());
         let metrics = crate::telemetry::metrics_on();
         if span.is_disabled() && !metrics {

@@ -187,155 +187,168 @@ impl McpService {
         }
     }
 
-    /// Handles one HTTP request.
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    /// Handles one HTTP request: the returned future answers it.
+    pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<McpBody>> + Send + '_
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        self.serve(request, None).await
+        self.serve(request, None)
     }
 
     /// Handles one HTTP request from `peer`, the client's address when the
     /// stand-alone server knows it: the introspecting verifier bounds
     /// unknown-token checks per address, and anonymous callers' tasks are
     /// counted per address.
-    pub(crate) async fn serve<B>(&self, request: Request<B>, peer: Option<std::net::IpAddr>) -> Response<McpBody>
+    // Not an `async fn`: the request is taken apart before the future is
+    // made, so that the future (which hyper keeps in a box of its own for
+    // every connection, busy or idle) holds its parts once, not also the
+    // whole request they came from.
+    #[allow(clippy::manual_async_fn)]
+    pub(crate) fn serve<B>(
+        &self,
+        request: Request<B>,
+        peer: Option<std::net::IpAddr>,
+    ) -> impl Future<Output = Response<McpBody>> + Send + '_
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        // Past the bound, refused at once: a queue without end helps nobody.
-        let _admitted = match self.config.max_in_flight {
-            0 => None,
-            max => match self.admit(max) {
-                Some(admitted) => Some(admitted),
-                None => return shed(),
-            },
-        };
-        let (parts, body) = request.into_parts();
         // Taken apart so that nothing holding the connection's read buffer
         // outlives the checks (a listen stream may stay open for hours).
+        let (parts, body) = request.into_parts();
         let http::request::Parts {
             method,
             uri,
-            headers,
+            mut headers,
             extensions,
             ..
         } = parts;
-        // RFC 9112 section 3.2: a request without Host is a bad request.
-        let Some(host) = header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()))
-        else {
-            let e = crate::error::McpError::invalid_request("Bad Request: missing Host header");
-            return error_response(StatusCode::BAD_REQUEST, &e);
-        };
-        let origin = header_text(&headers, &header::ORIGIN);
-        if let Err(why) = self.config.hosts.check(Some(&host), origin.as_deref()) {
-            tracing::warn!("{why}");
-            return error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why));
-        }
-        drop((host, origin));
-        let mut headers = headers;
-        let identity = match &self.config.auth {
-            None => None,
-            Some(auth) => {
-                if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
-                    return auth::metadata(auth, &method, uri.path());
+        async move {
+            // Past the bound, refused at once: a queue without end helps nobody.
+            let _admitted = match self.config.max_in_flight {
+                0 => None,
+                max => match self.admit(max) {
+                    Some(admitted) => Some(admitted),
+                    None => return shed(),
+                },
+            };
+            // RFC 9112 section 3.2: a request without Host is a bad request.
+            let Some(host) =
+                header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()))
+            else {
+                let e = crate::error::McpError::invalid_request("Bad Request: missing Host header");
+                return error_response(StatusCode::BAD_REQUEST, &e);
+            };
+            let origin = header_text(&headers, &header::ORIGIN);
+            if let Err(why) = self.config.hosts.check(Some(&host), origin.as_deref()) {
+                tracing::warn!("{why}");
+                return error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why));
+            }
+            drop((host, origin));
+            let identity = match &self.config.auth {
+                None => None,
+                Some(auth) => {
+                    if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
+                        return auth::metadata(auth, &method, uri.path());
+                    }
+                    match auth::authorize(auth, &headers, peer).await {
+                        Ok(token) => Some(token),
+                        Err(refusal) => return refusal,
+                    }
                 }
-                match auth::authorize(auth, &headers, peer).await {
-                    Ok(token) => Some(token),
-                    Err(refusal) => return refusal,
+            };
+            // The token is for this server alone: nothing below sees it.
+            headers.remove(header::AUTHORIZATION);
+            drop(extensions);
+            // Who is asking: the token's subject, or what the authenticating
+            // proxy in front says in `principal_header`.
+            let principal = match &identity {
+                Some(token) => Some(token.subject.clone()),
+                None => self
+                    .config
+                    .principal_header
+                    .as_deref()
+                    .and_then(|h| header_text(&headers, h))
+                    .map(Cow::into_owned),
+            };
+            // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
+            let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
+                None => (None, false),
+                Some(id) => match self.sessions.get(&id) {
+                    // Another principal's session is as good as unknown.
+                    Some(s) if s.owned_by(principal.as_deref()) => (Some(s), false),
+                    _ => (None, true),
+                },
+            };
+            match (&method, &session) {
+                (&Method::POST, _) => {}
+                (&Method::GET, Some(s)) => return self.session_stream(s.clone(), identity),
+                (&Method::DELETE, Some(s)) => {
+                    if let Some(id) = &s.id {
+                        self.sessions.remove(id);
+                    }
+                    return status(StatusCode::OK);
+                }
+                (&Method::GET | &Method::DELETE, None) if unknown_session => return session_not_found(),
+                _ => {
+                    let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
+                    r.headers_mut()
+                        .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
+                    return r;
                 }
             }
-        };
-        // The token is for this server alone: nothing below sees it.
-        headers.remove(header::AUTHORIZATION);
-        drop(extensions);
-        // Who is asking: the token's subject, or what the authenticating
-        // proxy in front says in `principal_header`.
-        let principal = match &identity {
-            Some(token) => Some(token.subject.clone()),
-            None => self
-                .config
-                .principal_header
-                .as_deref()
-                .and_then(|h| header_text(&headers, h))
-                .map(Cow::into_owned),
-        };
-        // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
-        let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
-            None => (None, false),
-            Some(id) => match self.sessions.get(&id) {
-                // Another principal's session is as good as unknown.
-                Some(s) if s.owned_by(principal.as_deref()) => (Some(s), false),
-                _ => (None, true),
-            },
-        };
-        match (&method, &session) {
-            (&Method::POST, _) => {}
-            (&Method::GET, Some(s)) => return self.session_stream(s.clone(), identity),
-            (&Method::DELETE, Some(s)) => {
-                if let Some(id) = &s.id {
-                    self.sessions.remove(id);
+            let json = b"application/json";
+            let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|ct| {
+                ct.as_bytes()
+                    .get(..json.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(json))
+            });
+            if !is_json {
+                let e = crate::error::McpError::invalid_request("Content-Type must be application/json");
+                return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
+            }
+            let bytes = match body::read(body, self.config.max_body, self.config.body_read_timeout).await {
+                Ok(bytes) => bytes,
+                Err(e) => return e.response(),
+            };
+            let (request, session) = match jsonrpc::parse(&bytes) {
+                Err(rejected) => {
+                    let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
+                    *r.status_mut() = StatusCode::BAD_REQUEST;
+                    return r;
                 }
-                return status(StatusCode::OK);
-            }
-            (&Method::GET | &Method::DELETE, None) if unknown_session => return session_not_found(),
-            _ => {
-                let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
-                r.headers_mut()
-                    .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
-                return r;
-            }
-        }
-        let json = b"application/json";
-        let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|ct| {
-            ct.as_bytes()
-                .get(..json.len())
-                .is_some_and(|p| p.eq_ignore_ascii_case(json))
-        });
-        if !is_json {
-            let e = crate::error::McpError::invalid_request("Content-Type must be application/json");
-            return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
-        }
-        let bytes = match body::read(body, self.config.max_body, self.config.body_read_timeout).await {
-            Ok(bytes) => bytes,
-            Err(e) => return e.response(),
-        };
-        let (request, session) = match jsonrpc::parse(&bytes) {
-            Err(rejected) => {
-                let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
-                *r.status_mut() = StatusCode::BAD_REQUEST;
-                return r;
-            }
-            Ok(_) if unknown_session && !modern_request(&bytes) => return session_not_found(),
-            Ok(Message::Notification(_)) => return status(StatusCode::ACCEPTED),
-            Ok(Message::Response(r)) => {
-                // Only a legacy session's server-to-client request awaits an answer.
-                let id = r.id.clone();
-                if session.is_some_and(|s| s.deliver(r)) {
-                    return status(StatusCode::ACCEPTED);
+                Ok(_) if unknown_session && !modern_request(&bytes) => return session_not_found(),
+                Ok(Message::Notification(_)) => return status(StatusCode::ACCEPTED),
+                Ok(Message::Response(r)) => {
+                    // Only a legacy session's server-to-client request awaits an answer.
+                    let id = r.id.clone();
+                    if session.is_some_and(|s| s.deliver(r)) {
+                        return status(StatusCode::ACCEPTED);
+                    }
+                    let e = crate::error::McpError::invalid_request("No request is waiting for this response");
+                    let mut reply = json_reply(Reply::error(Some(&id), &e));
+                    *reply.status_mut() = StatusCode::BAD_REQUEST;
+                    return reply;
                 }
-                let e = crate::error::McpError::invalid_request("No request is waiting for this response");
-                let mut reply = json_reply(Reply::error(Some(&id), &e));
-                *reply.status_mut() = StatusCode::BAD_REQUEST;
-                return reply;
+                // A modern request is served statelessly, whatever session
+                // header an earlier legacy exchange left on it.
+                Ok(Message::Request(r))
+                    if session.is_some() && crate::meta::has_protocol_version(r.params.as_deref()) =>
+                {
+                    (r, None)
+                }
+                Ok(Message::Request(r)) => (r, session),
+            };
+            // The request owns what it needs; the body's buffer goes back now.
+            drop(bytes);
+            if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
+                return self.initialize(&request, principal.as_deref(), peer);
             }
-            // A modern request is served statelessly, whatever session
-            // header an earlier legacy exchange left on it.
-            Ok(Message::Request(r)) if session.is_some() && crate::meta::has_protocol_version(r.params.as_deref()) => {
-                (r, None)
-            }
-            Ok(Message::Request(r)) => (r, session),
-        };
-        // The request owns what it needs; the body's buffer goes back now.
-        drop(bytes);
-        if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
-            return self.initialize(&request, principal.as_deref(), peer);
+            drop((method, uri));
+            self.respond(request, HeaderFacts::http(headers), principal, session, identity, peer)
+                .await
         }
-        drop((method, uri));
-        self.respond(request, HeaderFacts::http(headers), principal, session, identity, peer)
-            .await
     }
 
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
@@ -425,7 +438,7 @@ impl McpService {
         // clients read them (a 4xx there is a transport failure; a 404 ends
         // the session); authorization's and the rate limit's keep theirs.
         let legacy = session.is_some();
-        let scope = Scope {
+        let mut scope = Scope {
             headers,
             outbound: Some(tx),
             cancel: cancel.clone(),
@@ -438,8 +451,10 @@ impl McpService {
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));
+        // The box owns the scope and lends it: held once, not also by value
+        // in the dispatcher's future (a listen stream keeps this box open).
         let mut reply: body::ReplyFuture =
-            Box::pin(async move { crate::dispatch::handle_request(&server, &request, scope).await });
+            Box::pin(async move { crate::dispatch::handle_in(&server, &request, &mut scope).await });
         tokio::select! {
             biased;
             first = rx.recv() => {

@@ -67,6 +67,7 @@
 // (tests/layers.rs checks it against ARCHITECTURE.md).
 pub mod protocol;
 
+mod boxed;
 mod cancel;
 mod error;
 mod headers;

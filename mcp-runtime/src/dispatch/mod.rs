@@ -395,11 +395,15 @@ pub(crate) fn serve<'a>(
                 let own_rate = tools::own_rate(server, &catalog, call.name()).filter(|_| shown);
                 let caller = guard::caller(server, scope, Some((call.name(), own_rate)));
                 let (catalog, call) = (&catalog, &call);
-                let rounds = rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
-                    tools::call(catalog, call, check_headers, shown, ctx)
-                });
+                // Made where it is boxed or guarded: built in place, not
+                // built and then moved (a copy of the whole future).
+                let rounds = || {
+                    rounds::rounds(server, request, head, meta, scope, call.name(), |ctx| {
+                        tools::call(catalog, call, check_headers, shown, ctx)
+                    })
+                };
                 let outcome = if !guard::needed(server) {
-                    Box::pin(rounds).await?
+                    crate::boxed::boxed(rounds).await?
                 } else {
                     let view = crate::server::Call {
                         kind: crate::server::CallKind::Tool,
@@ -415,7 +419,7 @@ pub(crate) fn serve<'a>(
                             task_id: t.task_id.clone(),
                         },
                     };
-                    match Box::pin(guard::guard(server, view, caller, rounds, classify)).await {
+                    match Box::pin(guard::guard(server, view, caller, rounds(), classify)).await {
                         guard::Guarded::Ran(outcome) => outcome?,
                         // Over a limit: an error with the delay (HTTP 429), not a tool error.
                         guard::Guarded::Refused(e) if e.retry_after().is_some() => return Err(e),

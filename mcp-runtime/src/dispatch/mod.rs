@@ -176,7 +176,7 @@ pub(crate) fn handle_in<'a>(
             return reply(request, route(server, request, scope, None, &mut Seen::default()).await);
         }
         // Boxed: the unobserved path keeps a small future.
-        Box::pin(observed(server, request, scope, span, metrics)).await
+        crate::boxed::boxed(|| observed(server, request, scope, span, metrics)).await
     }
 }
 
@@ -284,7 +284,9 @@ fn route<'a>(
                     crate::legacy::Route::Answered(body) => Ok(body),
                     crate::legacy::Route::Serve(method, meta) => {
                         // Legacy requests carry no header facts to check.
-                        let result = Box::pin(serve(server, method, request, &head, false, meta, scope, seen)).await?;
+                        let result =
+                            crate::boxed::boxed(|| serve(server, method, request, &head, false, meta, scope, seen))
+                                .await?;
                         Ok(crate::legacy::strip(&request.method, &result, &server.catalog()))
                     }
                     crate::legacy::Route::Tasks(method) => {
@@ -419,7 +421,7 @@ pub(crate) fn serve<'a>(
                             task_id: t.task_id.clone(),
                         },
                     };
-                    match Box::pin(guard::guard(server, view, caller, rounds(), classify)).await {
+                    match crate::boxed::boxed(|| guard::guard(server, view, caller, rounds(), classify)).await {
                         guard::Guarded::Ran(outcome) => outcome?,
                         // Over a limit: an error with the delay (HTTP 429), not a tool error.
                         guard::Guarded::Refused(e) if e.retry_after().is_some() => return Err(e),
@@ -460,7 +462,7 @@ pub(crate) fn serve<'a>(
                     principal: principal.as_deref(),
                     arguments: None,
                 };
-                let outcome = Box::pin(guarded(server, view, caller, rounds)).await?;
+                let outcome = crate::boxed::boxed(|| guarded(server, view, caller, rounds)).await?;
                 Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
             }
             Method::PromptsGet => {
@@ -482,12 +484,12 @@ pub(crate) fn serve<'a>(
                     principal: principal.as_deref(),
                     arguments: head.arguments,
                 };
-                let outcome = Box::pin(guarded(server, view, caller, rounds)).await?;
+                let outcome = crate::boxed::boxed(|| guarded(server, view, caller, rounds)).await?;
                 Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
             }
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 let ctx = context(server, request, meta, scope);
-                Box::pin(tasks::serve(server, method, params, &ctx)).await
+                crate::boxed::boxed(|| tasks::serve(server, method, params, &ctx)).await
             }
             Method::SubscriptionsListen => {
                 let listen: listen::ListenParams = parse_params(params)?;
@@ -496,7 +498,7 @@ pub(crate) fn serve<'a>(
                 drop(catalog);
                 scope.headers = HeaderFacts::default();
                 let ctx = context(server, request, meta, scope);
-                Box::pin(listen::listen(server, listen, hidden, ctx)).await
+                crate::boxed::boxed(|| listen::listen(server, listen, hidden, ctx)).await
             }
             _ => Err(McpError::method_not_found(method_name)),
         }
@@ -514,7 +516,7 @@ async fn guarded<T>(
         return Box::pin(rounds).await;
     }
     let answered = |_: &T| crate::server::CallOutcome::Answered { is_error: false };
-    match Box::pin(guard::guard(server, view, caller, rounds, answered)).await {
+    match crate::boxed::boxed(|| guard::guard(server, view, caller, rounds, answered)).await {
         guard::Guarded::Ran(outcome) => outcome,
         guard::Guarded::Refused(e) => Err(e),
     }

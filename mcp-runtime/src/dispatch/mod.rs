@@ -290,13 +290,9 @@ fn route<'a>(
                         Ok(crate::legacy::strip(&request.method, &result, &server.catalog()))
                     }
                     crate::legacy::Route::Tasks(method) => {
-                        Box::pin(session_tasks::serve(
-                            server,
-                            method,
-                            request.params.as_deref(),
-                            scope,
-                            &session,
-                        ))
+                        crate::boxed::boxed(|| {
+                            session_tasks::serve(server, method, request.params.as_deref(), scope, &session)
+                        })
                         .await
                     }
                 };

@@ -1,28 +1,33 @@
 //! Boxing a future where it is made.
 
-use std::pin::Pin;
-
-/// `Box::pin(make())`, with the value written straight into its box.
+/// `Box::pin(future)`, with the future written straight into its box.
 ///
 /// `Box::pin(value)` makes the value first and then copies it whole into the
 /// allocation. A request's future is 1 to 1.5 KiB, most of it not yet
 /// written when it is made, and those copies were a tenth of the
 /// instructions `memcpy` ran per request. Made after the allocation, the
 /// value is built in place.
-#[inline(always)]
-pub(crate) fn boxed<F>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
-    let mut place = Box::<F>::new_uninit();
-    place.write(make());
-    // SAFETY: `place` was written on the line above.
-    Box::into_pin(unsafe { place.assume_init() })
+///
+/// A macro, not a function taking a closure: a closure passed to a call that
+/// is then awaited is a temporary that stays in the awaiting future's state
+/// until the await ends, with everything it captured. Here the expression's
+/// temporaries end with the statement that writes it.
+macro_rules! boxed {
+    ($future:expr) => {{
+        let mut place = ::std::boxed::Box::new_uninit();
+        place.write($future);
+        // SAFETY: `place` was written on the line above.
+        ::std::boxed::Box::into_pin(unsafe { place.assume_init() })
+    }};
 }
+pub(crate) use boxed;
 
 #[cfg(test)]
 mod tests {
     #[tokio::test]
     async fn the_boxed_future_runs_to_its_value() {
         let text = String::from("echo");
-        let future = super::boxed(|| async move { text.len() });
+        let future = super::boxed!(async move { text.len() });
         assert_eq!(future.await, 4);
     }
 }

@@ -186,7 +186,7 @@ impl Connection {
         };
         // Boxed once here: the runtime then moves a pointer, not the
         // request's whole state machine, into the task, its stages and out.
-        let mut task = crate::boxed::boxed(|| async move {
+        let mut task = crate::boxed::boxed!(async move {
             let _entry = entry;
             let scope = Scope {
                 headers: Default::default(),

@@ -176,7 +176,7 @@ pub(crate) fn handle_in<'a>(
             return reply(request, route(server, request, scope, None, &mut Seen::default()).await);
         }
         // Boxed: the unobserved path keeps a small future.
-        crate::boxed::boxed(|| observed(server, request, scope, span, metrics)).await
+        crate::boxed::boxed!(observed(server, request, scope, span, metrics)).await
     }
 }
 
@@ -285,12 +285,12 @@ fn route<'a>(
                     crate::legacy::Route::Serve(method, meta) => {
                         // Legacy requests carry no header facts to check.
                         let result =
-                            crate::boxed::boxed(|| serve(server, method, request, &head, false, meta, scope, seen))
+                            crate::boxed::boxed!(serve(server, method, request, &head, false, meta, scope, seen))
                                 .await?;
                         Ok(crate::legacy::strip(&request.method, &result, &server.catalog()))
                     }
                     crate::legacy::Route::Tasks(method) => {
-                        crate::boxed::boxed(|| {
+                        crate::boxed::boxed!({
                             session_tasks::serve(server, method, request.params.as_deref(), scope, &session)
                         })
                         .await
@@ -401,7 +401,7 @@ pub(crate) fn serve<'a>(
                     })
                 };
                 let outcome = if !guard::needed(server) {
-                    crate::boxed::boxed(rounds).await?
+                    crate::boxed::boxed!(rounds()).await?
                 } else {
                     let view = crate::server::Call {
                         kind: crate::server::CallKind::Tool,
@@ -417,7 +417,7 @@ pub(crate) fn serve<'a>(
                             task_id: t.task_id.clone(),
                         },
                     };
-                    match crate::boxed::boxed(|| guard::guard(server, view, caller, rounds(), classify)).await {
+                    match crate::boxed::boxed!(guard::guard(server, view, caller, rounds(), classify)).await {
                         guard::Guarded::Ran(outcome) => outcome?,
                         // Over a limit: an error with the delay (HTTP 429), not a tool error.
                         guard::Guarded::Refused(e) if e.retry_after().is_some() => return Err(e),
@@ -449,16 +449,21 @@ pub(crate) fn serve<'a>(
                 let read = &read;
                 let principal = scope.principal.clone();
                 let caller = guard::caller(server, scope, None);
-                let rounds = rounds::rounds(server, request, head, meta, scope, &read.uri, |ctx| {
-                    resources::read(found, read, ctx)
-                });
                 let view = crate::server::Call {
                     kind: crate::server::CallKind::Resource,
                     name: &read.uri,
                     principal: principal.as_deref(),
                     arguments: None,
                 };
-                let outcome = crate::boxed::boxed(|| guarded(server, view, caller, rounds)).await?;
+                // The rounds are made inside the box they run in, not held here.
+                let outcome = crate::boxed::boxed!({
+                    guarded(server, view, caller, || {
+                        rounds::rounds(server, request, head, meta, scope, &read.uri, |ctx| {
+                            resources::read(found, read, ctx)
+                        })
+                    })
+                })
+                .await?;
                 Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
             }
             Method::PromptsGet => {
@@ -471,21 +476,26 @@ pub(crate) fn serve<'a>(
                 let (catalog, get) = (&catalog, &get);
                 let principal = scope.principal.clone();
                 let caller = guard::caller(server, scope, None);
-                let rounds = rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {
-                    prompts::get(catalog, get, shown, ctx)
-                });
                 let view = crate::server::Call {
                     kind: crate::server::CallKind::Prompt,
                     name: &get.name,
                     principal: principal.as_deref(),
                     arguments: head.arguments,
                 };
-                let outcome = crate::boxed::boxed(|| guarded(server, view, caller, rounds)).await?;
+                // The rounds are made inside the box they run in, not held here.
+                let outcome = crate::boxed::boxed!({
+                    guarded(server, view, caller, || {
+                        rounds::rounds(server, request, head, meta, scope, &get.name, |ctx| {
+                            prompts::get(catalog, get, shown, ctx)
+                        })
+                    })
+                })
+                .await?;
                 Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
             }
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 let ctx = context(server, request, meta, scope);
-                crate::boxed::boxed(|| tasks::serve(server, method, params, &ctx)).await
+                crate::boxed::boxed!(tasks::serve(server, method, params, &ctx)).await
             }
             Method::SubscriptionsListen => {
                 let listen: listen::ListenParams = parse_params(params)?;
@@ -494,7 +504,7 @@ pub(crate) fn serve<'a>(
                 drop(catalog);
                 scope.headers = HeaderFacts::default();
                 let ctx = context(server, request, meta, scope);
-                crate::boxed::boxed(|| listen::listen(server, listen, hidden, ctx)).await
+                crate::boxed::boxed!(listen::listen(server, listen, hidden, ctx)).await
             }
             _ => Err(McpError::method_not_found(method_name)),
         }
@@ -502,17 +512,22 @@ pub(crate) fn serve<'a>(
 }
 
 /// A read or a get inside the server's middleware (a refusal is its error).
-async fn guarded<T>(
+/// `rounds` makes the request's rounds, in the box they run in (as a tool
+/// call's are made).
+async fn guarded<T, F>(
     server: &Server,
     view: crate::server::Call<'_>,
     caller: Option<guard::Caller<'_>>,
-    rounds: impl std::future::Future<Output = Result<Outcome<T>, McpError>>,
-) -> Result<Outcome<T>, McpError> {
+    rounds: impl FnOnce() -> F,
+) -> Result<Outcome<T>, McpError>
+where
+    F: std::future::Future<Output = Result<Outcome<T>, McpError>>,
+{
     if !guard::needed(server) {
-        return Box::pin(rounds).await;
+        return crate::boxed::boxed!(rounds()).await;
     }
     let answered = |_: &T| crate::server::CallOutcome::Answered { is_error: false };
-    match crate::boxed::boxed(|| guard::guard(server, view, caller, rounds, answered)).await {
+    match crate::boxed::boxed!(guard::guard(server, view, caller, rounds(), answered)).await {
         guard::Guarded::Ran(outcome) => outcome,
         guard::Guarded::Refused(e) => Err(e),
     }

@@ -60,7 +60,7 @@ where
         }
         let opened = Arc::new(opened);
         if let Some(session) = scope.session.clone() {
-            return crate::boxed::boxed(|| legacy_rounds(server, request, meta, scope, session, opened, run)).await;
+            return crate::boxed::boxed!(legacy_rounds(server, request, meta, scope, session, opened, run)).await;
         }
         let ctx = super::context_with(server, request, meta, scope, Some(opened.clone()));
         match run(ctx).await? {

@@ -114,7 +114,7 @@ pub(crate) async fn call(
             // Where the handler leaves its upstream's task, if it made one.
             let slot = crate::tasks::relay::Slot::default();
             let _ = ctx.scope.relayed.set(slot.clone());
-            let reply = crate::boxed::boxed(|| run_plain(entry, params.name(), args, ctx, timeout)).await;
+            let reply = crate::boxed::boxed!(run_plain(entry, params.name(), args, ctx, timeout)).await;
             let task = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
             return match (task, reply) {
                 (Some(task), Ok(Outcome::Complete(_))) => Ok(Outcome::Complete(ToolReply::Task(task))),
@@ -154,7 +154,7 @@ pub(crate) async fn call(
         always,
     };
     // Boxed: a plain call's future stays the size of a plain call.
-    match crate::boxed::boxed(|| crate::tasks::run::start(runtime, task, launch, future)).await? {
+    match crate::boxed::boxed!(crate::tasks::run::start(runtime, task, launch, future)).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
         crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
     }

@@ -454,7 +454,7 @@ impl McpService {
         // The box owns the scope and lends it: held once, not also by value
         // in the dispatcher's future (a listen stream keeps this box open).
         let mut reply: body::ReplyFuture =
-            crate::boxed::boxed(|| async move { crate::dispatch::handle_in(&server, &request, &mut scope).await });
+            crate::boxed::boxed!(async move { crate::dispatch::handle_in(&server, &request, &mut scope).await });
         tokio::select! {
             biased;
             first = rx.recv() => {

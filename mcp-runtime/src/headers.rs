@@ -92,7 +92,8 @@ pub fn text(value: &http::HeaderValue) -> Cow<'_, str> {
 
 /// Decodes a header value: trims it, then decodes the base64 sentinel.
 pub fn decode_value(raw: &str) -> Result<Cow<'_, str>, McpError> {
-    let value = raw.trim();
+    // HTTP's optional whitespace (RFC 9110 section 5.6.3) is ASCII.
+    let value = raw.trim_ascii();
     let Some(inner) = value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) else {
         return Ok(Cow::Borrowed(value));
     };
@@ -104,6 +105,7 @@ pub fn decode_value(raw: &str) -> Result<Cow<'_, str>, McpError> {
         .map_err(|_| McpError::header_mismatch("Header mismatch: base64 header value is not UTF-8"))
 }
 
+#[cold]
 fn mismatch(what: &str) -> McpError {
     McpError::header_mismatch(format!("Header mismatch: {what}"))
 }
@@ -117,10 +119,10 @@ impl HeaderFacts {
         }
         match self.get(&METHOD) {
             None => return Err(mismatch("the Mcp-Method header is required")),
-            Some(m) if m.trim() != method => {
+            Some(m) if m.trim_ascii() != method => {
                 return Err(mismatch(&format!(
                     "Mcp-Method {:?} does not match the body's method {method:?}",
-                    m.trim()
+                    m.trim_ascii()
                 )))
             }
             Some(_) => {}
@@ -173,7 +175,7 @@ impl HeaderFacts {
                     let numeric_match = args
                         .get(property)
                         .and_then(Value::as_f64)
-                        .is_some_and(|n| sent.trim().parse::<f64>().is_ok_and(|h| h == n));
+                        .is_some_and(|n| sent.trim_ascii().parse::<f64>().is_ok_and(|h| h == n));
                     if sent != body && !numeric_match {
                         return Err(mismatch(&format!(
                             "Mcp-Param-{header} does not match argument `{property}`"

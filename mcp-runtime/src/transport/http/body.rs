@@ -32,6 +32,8 @@ pub(crate) enum BodyError {
 impl BodyError {
     /// The answer: 413, 408 (closing the connection, whose rest of the body
     /// will not be read), or 400.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn response(&self) -> http::Response<McpBody> {
         let code = match self {
             BodyError::TooLarge => http::StatusCode::PAYLOAD_TOO_LARGE,

@@ -242,8 +242,7 @@ impl McpService {
             };
             let origin = header_text(&headers, &header::ORIGIN);
             if let Err(why) = self.config.hosts.check(Some(&host), origin.as_deref()) {
-                tracing::warn!("{why}");
-                return error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why));
+                return forbidden(why);
             }
             drop((host, origin));
             let identity = match &self.config.auth {
@@ -507,6 +506,8 @@ impl Drop for CancelOnDrop {
 
 /// 404 for a legacy session id this server does not know (expired or
 /// never issued): the client starts a new session.
+#[cold]
+#[inline(never)]
 fn session_not_found() -> Response<McpBody> {
     let e = crate::error::McpError::invalid_request("Session not found: initialize a new session");
     error_response(StatusCode::NOT_FOUND, &e)
@@ -545,7 +546,17 @@ impl McpService {
     }
 }
 
+/// 403 for a request whose `Host` or `Origin` this server does not serve.
+#[cold]
+#[inline(never)]
+fn forbidden(why: String) -> Response<McpBody> {
+    tracing::warn!("{why}");
+    error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why))
+}
+
 /// 503 for a request past `max_in_flight`.
+#[cold]
+#[inline(never)]
 fn shed() -> Response<McpBody> {
     let e = crate::error::McpError::internal("Server busy: too many requests in flight; retry in a second");
     let mut r = error_response(StatusCode::SERVICE_UNAVAILABLE, &e);
@@ -572,6 +583,8 @@ fn json_reply(reply: Reply) -> Response<McpBody> {
     r
 }
 
+#[cold]
+#[inline(never)]
 fn error_response(code: StatusCode, error: &crate::error::McpError) -> Response<McpBody> {
     let mut r = json_reply(Reply::error(None, error));
     *r.status_mut() = code;

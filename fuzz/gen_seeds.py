@@ -302,6 +302,8 @@ def headers_seeds():
                             ["MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: region_echo", "Mcp-Param-Region: eu"]),
         "meta-missing": case("tools/list", "", "", "{}", "", ["MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/list"]),
         "obs-text": "tools/call\nx\n{}\n" + mv + "\n\n" + "Mcp-Method: tools/call\nMcp-Name: x\xe9\n",
+        # A vertical tab around a value is whitespace the comparison trims, as any other.
+        "vertical-tab": case("tools/list", "", "", mv, "", ["MCP-Protocol-Version: 2026-07-28\x0b", "Mcp-Method: \x0btools/list"]),
     }
 
 

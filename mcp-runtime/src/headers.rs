@@ -92,8 +92,7 @@ pub fn text(value: &http::HeaderValue) -> Cow<'_, str> {
 
 /// Decodes a header value: trims it, then decodes the base64 sentinel.
 pub fn decode_value(raw: &str) -> Result<Cow<'_, str>, McpError> {
-    // HTTP's optional whitespace (RFC 9110 section 5.6.3) is ASCII.
-    let value = raw.trim_ascii();
+    let value = raw.trim();
     let Some(inner) = value.strip_prefix("=?base64?").and_then(|v| v.strip_suffix("?=")) else {
         return Ok(Cow::Borrowed(value));
     };
@@ -119,10 +118,10 @@ impl HeaderFacts {
         }
         match self.get(&METHOD) {
             None => return Err(mismatch("the Mcp-Method header is required")),
-            Some(m) if m.trim_ascii() != method => {
+            Some(m) if m.trim() != method => {
                 return Err(mismatch(&format!(
                     "Mcp-Method {:?} does not match the body's method {method:?}",
-                    m.trim_ascii()
+                    m.trim()
                 )))
             }
             Some(_) => {}
@@ -175,7 +174,7 @@ impl HeaderFacts {
                     let numeric_match = args
                         .get(property)
                         .and_then(Value::as_f64)
-                        .is_some_and(|n| sent.trim_ascii().parse::<f64>().is_ok_and(|h| h == n));
+                        .is_some_and(|n| sent.trim().parse::<f64>().is_ok_and(|h| h == n));
                     if sent != body && !numeric_match {
                         return Err(mismatch(&format!(
                             "Mcp-Param-{header} does not match argument `{property}`"

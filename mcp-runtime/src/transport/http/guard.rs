@@ -30,7 +30,7 @@ const LOOPBACK: &[&str] = &["localhost", "127.0.0.1", "[::1]", "::1"];
 /// The host part of a `host[:port]` authority, lowercased (borrowed when
 /// it already is).
 fn host_of(authority: &str) -> Cow<'_, str> {
-    let a = authority.trim_ascii();
+    let a = authority.trim();
     let host = match a.strip_prefix('[') {
         Some(rest) => match rest.find(']') {
             Some(end) => &a[..end + 2],

@@ -4,18 +4,19 @@
 #   bash bench/order.sh
 #
 # Builds the echo server (`ours`, with the examples' features) into
-# target/bench-order with a linker symbol ordering file, first empty; runs it
-# once under callgrind over pipes (start-up, three echo calls, exit) to list
-# the functions of its own binary that ran; writes them to the ordering file
-# (target/bench-order/order.txt) and links again, so that they lie together
+# target/bench-order with a linker symbol ordering file, first empty; lists the
+# functions of its own binary that run over pipes (start-up, three echo calls,
+# exit) with `scripts/symbol-order.sh`, into the ordering file
+# (target/bench-order/order.txt); and links again, so that they lie together
 # at the start of `.text`. Each layout is also linked with packed relative
 # relocations (`-z pack-relative-relocs`, DT_RELR), which shrink the table the
-# dynamic loader reads at start-up from 24 bytes a relocation to about one bit.
-# Then measures the default layout (the same build with an empty ordering
-# file), the same with packed relocations, the ordered one and the ordered one with packed relocations,
-# with the raw stdio loop beside them: peak RSS under `driver stdio-load`
-# (20,000 calls, 64 in flight) and the median of 20 cold starts, three rounds
-# each, interleaved.
+# dynamic loader reads at start-up from 24 bytes a relocation to about one
+# bit. Then measures, with the raw stdio loop beside them: the default layout
+# (the same build with the empty file), the same copied by `cp` (as an
+# installed binary is), the default layout with packed relocations, the
+# ordered one, and the ordered one with packed relocations. Peak RSS under
+# `driver stdio-load` (20,000 calls, 64 in flight) and the median of 20 cold
+# starts, three rounds each, interleaved.
 #
 # Why it matters: the kernel maps a binary's code 64 KiB around each fault, so
 # a process's RSS counts every 64 KiB window its start-up touches, and the
@@ -39,6 +40,9 @@ build() {
   touch bench/src/bin/ours.rs
   CARGO_TARGET_DIR=$dir RUSTFLAGS="$flags" cargo build -q --release -p mcp-bench --features full --bin ours
 }
+# Each binary is kept as a hard link to what the linker wrote, never a copy:
+# the kernel caches a file written by `cp` in large pieces (folios) and maps a
+# whole one at a fault, and the same bytes then measure 1 MiB more.
 # The binary just built, linked again with packed relative relocations
 # (`cargo rustc` passes the flag to the binary's own crate alone, so only it
 # is rebuilt), saved as $dir/$1.
@@ -46,45 +50,20 @@ relr() {
   touch bench/src/bin/ours.rs
   CARGO_TARGET_DIR=$dir RUSTFLAGS="$flags" cargo rustc -q --release -p mcp-bench --features full --bin ours \
     -- -C link-arg=-Wl,-z,pack-relative-relocs
-  cp "$dir/release/ours" "$dir/$1"
+  ln -f "$dir/release/ours" "$dir/$1"
 }
 build
-cp "$dir/release/ours" "$dir/ours-default"
+ln -f "$dir/release/ours" "$dir/ours-default"
 relr ours-relr
 cargo build -q --release -p mcp-bench --features full --bin ours --bin raw-stdio --bin driver
 request='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
-trace=$dir/trace.callgrind
-(for _ in 1 2 3; do echo "$request"; done; sleep 0.5) |
-  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$trace" "$dir/release/ours" 2>/dev/null | cat >/dev/null
-# The functions of the binary itself that ran, in the order callgrind first
-# saw them (names are defined once, in `fn=` or `cfn=` lines).
-python3 - "$trace" "$order" <<'PY'
-import re, sys
-names, objects, current, seen, out = {}, {}, None, set(), []
-for line in open(sys.argv[1]):
-    line = line.strip()
-    m = re.match(r"^(c?ob)=\((\d+)\)(?: (.*))?$", line)
-    if m:
-        if m.group(3):
-            objects[m.group(2)] = m.group(3)
-        if m.group(1) == "ob":
-            current = objects.get(m.group(2))
-        continue
-    m = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line)
-    if m:
-        if m.group(3):
-            names[m.group(2)] = re.sub(r"'\d+$", "", m.group(3))
-        name = names.get(m.group(2))
-        if m.group(1) == "fn" and current and current.endswith("/ours") and name and name not in seen:
-            seen.add(name)
-            out.append(name)
-open(sys.argv[2], "w").write("".join(n + "\n" for n in out))
-print(f"{len(out)} functions ran", file=sys.stderr)
-PY
+printf '%s\n' "$request" "$request" "$request" >"$dir/requests.jsonl"
+bash scripts/symbol-order.sh -i "$dir/requests.jsonl" -o "$order" -- "$dir/release/ours"
 build
-cp "$dir/release/ours" "$dir/ours-ordered"
+ln -f "$dir/release/ours" "$dir/ours-ordered"
 relr ours-ordered-relr
-bins=("$dir/ours-default" "$dir/ours-relr" "$dir/ours-ordered" "$dir/ours-ordered-relr")
+cp "$dir/ours-default" "$dir/ours-default-copied"
+bins=("$dir/ours-default" "$dir/ours-default-copied" "$dir/ours-relr" "$dir/ours-ordered" "$dir/ours-ordered-relr")
 echo "binary	bytes"
 for bin in "${bins[@]}"; do echo "$bin	$(wc -c <"$bin")"; done
 echo "round	binary	stdio peak RSS KiB	cold start ms (median of 20)"

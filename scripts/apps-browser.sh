@@ -54,21 +54,7 @@ home=${MCP_APPS_BROWSER_HOME:-$HOME/.cache/mcp-apps-browser}
 # --- Chromium --------------------------------------------------------------------------------
 browser=${MCP_APPS_BROWSER_CHROMIUM:-/usr/bin/chromium}
 install_chromium() {
-  local sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null && sudo -n true 2>/dev/null || die 3 "Chromium is not installed, and installing it needs root"
-    sudo=(sudo -n)
-  fi
-  command -v apt-get >/dev/null || die 3 "Chromium is not installed, and there is no apt-get to install it"
-  echo "apps-browser: installing chromium from Debian's packages" >&2
-  local log
-  log=$(mktemp)
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y --no-install-recommends chromium >"$log" 2>&1 \
-    || { "${sudo[@]}" apt-get update >>"$log" 2>&1 \
-         && "${sudo[@]}" apt-get install -y --no-install-recommends chromium >>"$log" 2>&1; } \
-    || { tail -n 20 "$log" >&2; rm -f "$log"; die 3 "cannot install chromium"; }
-  rm -f "$log"
+  bash "$src/../apt-install.sh" apps-browser chromium || exit
   [ -x /usr/bin/chromium ] || die 3 "chromium installed, but there is no /usr/bin/chromium"
 }
 if [ ! -x "$browser" ]; then

@@ -23,6 +23,7 @@
 # refuses to run as root), and DIR belongs to that user.
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
 say() { echo "postgres: $*" >&2; }
 die() { say "$*"; exit 1; }
 usage() { echo "usage: $0 up [DIR] | down [DIR] | url [DIR] | install" >&2; exit 2; }
@@ -40,22 +41,8 @@ bin_dir() { # the newest PostgreSQL's binaries: Debian's, else those on PATH
 
 install() {
   bin_dir >/dev/null && return 0
-  local sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null && sudo -n true 2>/dev/null || { say "PostgreSQL is not installed, and installing it needs root"; exit 3; }
-    sudo=(sudo -n)
-  fi
-  command -v apt-get >/dev/null || { say "PostgreSQL is not installed, and there is no apt-get to install it"; exit 3; }
-  say "installing postgresql from Debian's packages"
-  local log
-  log=$(mktemp)
-  export DEBIAN_FRONTEND=noninteractive
   # The package may start a server of its own (port 5432); ours use other ports.
-  "${sudo[@]}" apt-get install -y --no-install-recommends postgresql >"$log" 2>&1 \
-    || { "${sudo[@]}" apt-get update >>"$log" 2>&1 \
-         && "${sudo[@]}" apt-get install -y --no-install-recommends postgresql >>"$log" 2>&1; } \
-    || { tail -n 20 "$log" >&2; say "cannot install postgresql"; exit 3; }
-  rm -f "$log"
+  bash "$here/apt-install.sh" postgres postgresql || exit
   bin_dir >/dev/null || { say "postgresql installed, but no initdb found"; exit 3; }
 }
 

@@ -18,22 +18,7 @@ cd "$(dirname "$0")/.."
 say() { echo "symbol-order-e2e: $*" >&2; }
 fail() { say "FAIL: $*"; exit 1; }
 
-if ! command -v valgrind >/dev/null; then
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null && sudo -n true 2>/dev/null || { say "valgrind is not installed, and installing it needs root"; exit 3; }
-    sudo=(sudo -n)
-  fi
-  command -v apt-get >/dev/null || { say "valgrind is not installed, and there is no apt-get to install it"; exit 3; }
-  say "installing valgrind from Debian's packages"
-  log=$(mktemp)
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y --no-install-recommends valgrind >"$log" 2>&1 \
-    || { "${sudo[@]}" apt-get update >>"$log" 2>&1 \
-         && "${sudo[@]}" apt-get install -y --no-install-recommends valgrind >>"$log" 2>&1; } \
-    || { tail -n 20 "$log" >&2; say "cannot install valgrind"; exit 3; }
-  rm -f "$log"
-fi
+command -v valgrind >/dev/null || bash scripts/apt-install.sh symbol-order-e2e valgrind || exit
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"; touch examples/quickstart/main.rs' EXIT

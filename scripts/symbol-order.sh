@@ -53,8 +53,8 @@ send() {
     echo '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{'"$meta"'}}'
     echo '{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{'"$meta"'}}'
   fi
-  # The answers come before stdin closes: a server answers what it has read
-  # before it exits, but a request still in the pipe at EOF is never traced.
+  # Stdin stays open a moment, as a host's does: the requests are served
+  # while the stream is open, not only while it ends.
   sleep 1
 }
 send | valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/trace" "$@" 2>"$work/stderr" |

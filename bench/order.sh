@@ -42,7 +42,7 @@ build() {
 }
 # Each binary is kept as a hard link to what the linker wrote, never a copy:
 # the kernel caches a file written by `cp` in large pieces (folios) and maps a
-# whole one at a fault, and the same bytes then measure 1 MiB more.
+# whole one at a fault, and the same bytes then measure about 0.9 MiB more.
 # The binary just built, linked again with packed relative relocations
 # (`cargo rustc` passes the flag to the binary's own crate alone, so only it
 # is rebuilt), saved as $dir/$1.

@@ -49,8 +49,8 @@ missing=$(grep -c 'symbol ordering file: no such symbol' "$work/link.txt" || tru
 python3 - "$bin" "$work/order.txt" <<'PY' || fail "the listed functions do not lead .text"
 import subprocess, sys
 binary, order = sys.argv[1], [l.strip() for l in open(sys.argv[2]) if l.strip()]
-text = [l.split()[2] for l in subprocess.run(["nm", "-n", binary], capture_output=True, text=True, check=True).stdout.splitlines()
-        if len(l.split()) == 3 and l.split()[1] in "tTwW"]
+symbols = [l.split() for l in subprocess.run(["nm", "-n", binary], capture_output=True, text=True, check=True).stdout.splitlines()]
+text = [s[2] for s in symbols if len(s) == 3 and s[1] in "tTwW"]
 listed = set(order)
 head = text[:len(order)]
 share = sum(name in listed for name in head) / len(head)
@@ -58,7 +58,8 @@ print(f"symbol-order-e2e: {share:.0%} of the first {len(head)} functions of .tex
 sys.exit(0 if share >= 0.9 else 1)
 PY
 
-answers=$("$bin" <"$work/requests.jsonl" 2>/dev/null | wc -l)
+replies=$("$bin" <"$work/requests.jsonl" 2>/dev/null)
+answers=$(grep -c . <<<"$replies" || true)
 [ "$answers" -eq 2 ] || fail "the relinked server gave $answers answers to 2 requests"
-"$bin" <"$work/requests.jsonl" 2>/dev/null | grep -q '"value":212' || fail "the relinked server's tools/call answer is wrong"
+grep -q '"value":212' <<<"$replies" || fail "the relinked server's tools/call answer is wrong"
 say "ok: $ran functions listed, $missing not found at the link, the relinked server answers"

@@ -15,7 +15,8 @@
 # The worker-count sweep: for TOKIO_WORKER_THREADS = 1, 2, 16 and 64 (standing
 # in for the cores of the machine), stdio (20,000 pipelined calls, 64 in
 # flight, and cold start) for raw-stdio (the std-only floor), ours and rmcp,
-# and HTTP at 64 connections for ours, rmcp and the ceiling.
+# and HTTP at 64 connections for ours, rmcp, the ceiling and the axum ceiling
+# (`axum-ceiling`: the ceiling's work routed by a one-route axum Router).
 #   bash bench/run.sh sweep     (or BENCH_ONLY=sweep) runs the sweep alone, into
 #                               target/bench-results-sweep/, and writes its
 #                               report to target/bench-results-sweep/RESULTS.md
@@ -64,8 +65,8 @@ SERVER_CORE=1
 LOAD_CORE=0
 # Below Linux's ephemeral range (32768-60999 by default): the thousands of
 # client sockets the footprint steps open must not take a server's port.
-declare -A PORT=([ours]=29101 [rmcp]=29102 [ceiling]=29103)
-declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling [raw]=raw-stdio)
+declare -A PORT=([ours]=29101 [rmcp]=29102 [ceiling]=29103 [axum]=29104)
+declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling [axum]=axum-ceiling [raw]=raw-stdio)
 
 rm -rf "$RAW"
 mkdir -p "$RAW"
@@ -159,6 +160,7 @@ fi
     echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
     echo "rustc: $(rustc --version)"
     echo "rmcp: $(grep -A1 '^name = "rmcp"$' Cargo.lock | sed -n 's/version = "\(.*\)"/\1/p') (crates.io), features server, macros, schemars, transport-io, transport-streamable-http-server"
+    echo "axum: $(grep -A1 '^name = "axum"$' Cargo.lock | sed -n 's/version = "\(.*\)"/\1/p') (crates.io), features http1, tokio (the axum ceiling, D)"
     echo "load generator: $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2) (Debian), 1 thread, pinned to core $LOAD_CORE; servers pinned to core $SERVER_CORE (taskset)"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$([ -z "$(git status --porcelain -- mcp-runtime mcp-macros 2>/dev/null)" ] || echo ' + uncommitted changes in mcp-runtime/mcp-macros (the working tree was measured)')"
     echo "profile: release (opt-level 3, the workspace's defaults) for all the servers and the drivers"
@@ -168,7 +170,7 @@ fi
         echo "HTTP: $ROUNDS rounds, A/B/C alternating with the order rotating each round (ABC, BCA, CAB), $DURATION per cell after a 2 s warm-up at 64 connections; one curl request validated before timing; connections ${CONNS[*]}"
         echo "stdio: $ROUNDS rounds of $STDIO_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE); cold start: $COLD_RUNS spawns each, unpinned"
     fi
-    echo "worker-count sweep: $SWEEP_ROUNDS rounds; for TOKIO_WORKER_THREADS in ${WORKERS[*]}: stdio $SWEEP_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE) and $SWEEP_COLD_RUNS cold starts (driver and server on core $SERVER_CORE) for raw-stdio, ours and rmcp; HTTP $DURATION at 64 connections after a 2 s warm-up for ours, rmcp and the ceiling (server on core $SERVER_CORE)"
+    echo "worker-count sweep: $SWEEP_ROUNDS rounds; for TOKIO_WORKER_THREADS in ${WORKERS[*]}: stdio $SWEEP_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE) and $SWEEP_COLD_RUNS cold starts (driver and server on core $SERVER_CORE) for raw-stdio, ours and rmcp; HTTP $DURATION at 64 connections after a 2 s warm-up for ours, rmcp, the ceiling and the axum ceiling (server on core $SERVER_CORE)"
     if [ "$ONLY" = all ]; then
         echo "builds: 1 clean build per crate in its own target dir, then $BUILD_ROUNDS rounds (ours, rmcp alternating) of editing one tool body and \`cargo build\` (dev profile)"
         echo "criterion: $CRITERION_ARGS"
@@ -221,10 +223,10 @@ cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 
 # ------------------------------------------------------------------ worker-count sweep
 # Rows: sweep_stdio_* and sweep_cold_start_ms (raw, ours, rmcp), sweep_http_*
-# (ours, rmcp, ceiling), with the worker count as the param.
+# (ours, rmcp, ceiling, axum), with the worker count as the param.
 sweep() {
     local round w name i port shift_by out line rps p50 p99 total errors
-    local stdio_order=(raw ours rmcp) order=(ours rmcp ceiling) this_round
+    local stdio_order=(raw ours rmcp) order=(ours rmcp ceiling axum) this_round
     for round in $(seq "$SWEEP_ROUNDS"); do
         # The order of the peers rotates each round, as in the HTTP rounds.
         shift_by=$(((round - 1) % 3))
@@ -244,6 +246,7 @@ sweep() {
                 check_after "sweep round $round, $w workers, stdio, $name"
             done
         done
+        shift_by=$(((round - 1) % ${#order[@]}))
         this_round=("${order[@]:$shift_by}" "${order[@]:0:$shift_by}")
         i=0
         for w in "${WORKERS[@]}"; do
@@ -252,8 +255,8 @@ sweep() {
             for name in "${this_round[@]}"; do
                 log "sweep round $round, $w workers, HTTP: $name"
                 check_quiet "sweep round $round, $w workers, HTTP, $name"
-                # Ports of their own: 29134 to 29145 for the default four counts.
-                port=$((30 + 3 * i))
+                # Ports of their own: 29135 to 29150 for the default four counts.
+                port=$((30 + 4 * i))
                 start_server "$name" "$port"
                 validate "$name" "$port"
                 url="http://127.0.0.1:$((${PORT[$name]} + port))/mcp"

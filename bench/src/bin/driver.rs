@@ -1002,8 +1002,9 @@ fn sweep_section(t: &Table) -> String {
          answers (it ignores `w`). stdio: pipelined `tools/call` of `echo` with 64 in flight (`driver stdio-load` on \
          core 0), and spawn → first response (`driver cold-start`, on core 1 with the server, which inherits the \
          core and the variable: an `env` and a `taskset` exec'd in between would add ~2.5 ms to every start). HTTP: \
-         wrk (core 0) with 64 keep-alive connections against ours, rmcp and the ceiling (C), and the server's peak \
-         RSS (VmHWM) after it.\n\n",
+         wrk (core 0) with 64 keep-alive connections against ours, rmcp, the ceiling (C) and the axum ceiling (D: \
+         the ceiling's work as a one-route axum `Router`, served through the same accept loop), and the server's \
+         peak RSS (VmHWM) after it.\n\n",
     );
     md.push_str("| workers | metric | raw | A ours | B rmcp | A/raw | A/B |\n|---|---|---|---|---|---|---|\n");
     let stdio = [
@@ -1011,35 +1012,35 @@ fn sweep_section(t: &Table) -> String {
         ("sweep_stdio_peak_rss_kib", "stdio peak RSS KiB"),
         ("sweep_cold_start_ms", "cold start ms"),
     ];
-    sweep_rows(&mut md, t, &workers, "raw", &stdio);
+    sweep_rows(&mut md, t, &workers, &["raw"], &stdio);
     md.push_str(
-        "\n| workers | HTTP, 64 conns | C ceiling | A ours | B rmcp | A/C | A/B |\n|---|---|---|---|---|---|---|\n",
+        "\n| workers | HTTP, 64 conns | C ceiling | D axum | A ours | B rmcp | A/C | A/D | A/B |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
     );
     let http = [
         ("sweep_http_rps", "requests/s"),
         ("sweep_http_peak_rss_kib", "peak RSS KiB"),
     ];
-    sweep_rows(&mut md, t, &workers, "ceiling", &http);
+    sweep_rows(&mut md, t, &workers, &["ceiling", "axum"], &http);
     md.push('\n');
     md
 }
 
-/// One row per worker count and metric: `floor`, ours and rmcp, and ours
-/// against each.
-fn sweep_rows(md: &mut String, t: &Table, workers: &[String], floor: &str, metrics: &[(&str, &str)]) {
+/// One row per worker count and metric: each of `floors`, ours and rmcp,
+/// and ours against each of them.
+fn sweep_rows(md: &mut String, t: &Table, workers: &[String], floors: &[&str], metrics: &[(&str, &str)]) {
     for w in workers {
         for (metric, label) in metrics {
             let a = med(t, metric, "ours", w);
-            writeln!(
-                md,
-                "| {w} | {label} | {} | {} | {} | {} | {} |",
-                cell(t, metric, floor, w),
-                cell(t, metric, "ours", w),
-                cell(t, metric, "rmcp", w),
-                fmt_ratio(ratio(a, med(t, metric, floor, w))),
-                fmt_ratio(ratio(a, med(t, metric, "rmcp", w))),
-            )
-            .unwrap();
+            write!(md, "| {w} | {label} |").unwrap();
+            for floor in floors {
+                write!(md, " {} |", cell(t, metric, floor, w)).unwrap();
+            }
+            write!(md, " {} | {} |", cell(t, metric, "ours", w), cell(t, metric, "rmcp", w)).unwrap();
+            for floor in floors {
+                write!(md, " {} |", fmt_ratio(ratio(a, med(t, metric, floor, w)))).unwrap();
+            }
+            writeln!(md, " {} |", fmt_ratio(ratio(a, med(t, metric, "rmcp", w)))).unwrap();
         }
     }
 }
@@ -1222,10 +1223,11 @@ fn report(raw: &Path, out: &Path, criterion: &Path) -> Result<()> {
     md.push_str(
         "Each cell is the median over the rounds, with the min–max in parentheses. \
          A is ours (`mcp-bench` binary `ours`: `#[tool]` + `mcp_runtime::main!()`), B is rmcp \
-         (`rmcp-peer`), C is the ceiling (plain hyper + serde_json, no MCP).\n\n",
+         (`rmcp-peer`), C is the ceiling (plain hyper + serde_json, no MCP), and D (in the worker-count sweep) is \
+         the axum ceiling (`axum-ceiling`: C's work routed by axum).\n\n",
     );
     md.push_str(
-        "How the peers are set up (see `bench/src/bin/`): all three serve HTTP/1.1 through the same plain hyper \
+        "How the peers are set up (see `bench/src/bin/`): all of them serve HTTP/1.1 through the same plain hyper \
          accept loop (keep-alive, `TCP_NODELAY`, tokio multi-thread runtime, which sizes itself to the one core \
          `taskset` leaves it). rmcp's `StreamableHttpService` runs stateless (`legacy_session_mode = false`) with \
          `json_response = true`, its handler built once and cloned per request, and is called directly rather than \
@@ -1298,7 +1300,15 @@ fn report(raw: &Path, out: &Path, criterion: &Path) -> Result<()> {
         ),
         sweep_target(
             &t,
-            "sweep, HTTP 64 conns: requests/s ≥ 0.9× ceiling at every worker count",
+            "sweep, HTTP 64 conns: requests/s ≥ 0.9× the axum ceiling (D) at every worker count",
+            "sweep_http_rps",
+            "axum",
+            0.9,
+            true,
+        ),
+        sweep_target(
+            &t,
+            "sweep, HTTP 64 conns: requests/s ≥ 0.9× the plain-hyper ceiling (C) at every worker count",
             "sweep_http_rps",
             "ceiling",
             0.9,

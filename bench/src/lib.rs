@@ -122,6 +122,52 @@ pub fn parse_serve_args() -> Result<Serve, String> {
     }
 }
 
+/// Serves `--http ADDR` with `service` on every connection through the
+/// plain hyper HTTP/1.1 accept loop all the HTTP peers share (keep-alive,
+/// `TCP_NODELAY`, one task a connection): the ceilings' `main`. `name`
+/// names the binary in its usage and errors.
+pub async fn serve_http1<S, B>(name: &str, service: S) -> std::process::ExitCode
+where
+    S: hyper::service::Service<hyper::Request<hyper::body::Incoming>, Response = hyper::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let addr = match parse_serve_args() {
+        Ok(Serve::Http(addr)) => addr,
+        _ => {
+            eprintln!("usage: {name} --http ADDR");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let listener = match tokio::net::TcpListener::bind(&addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("{name}: cannot bind {addr}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = service.clone();
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
 /// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB; `None`
 /// where there is no `/proc` or no such field.
 pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {

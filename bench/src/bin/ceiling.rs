@@ -1,13 +1,13 @@
-//! Peer C, the transport ceiling: plain hyper (the same HTTP/1.1 server and
-//! accept loop as the other two) answering `POST /mcp` by parsing the JSON
-//! body with serde_json and writing a fixed small JSON-RPC result. No MCP at
-//! all: what is left when the framework costs nothing.
+//! Peer C, the transport ceiling: plain hyper (the same HTTP/1.1 server as
+//! the other peers, through `mcp_bench::serve_http1`) answering `POST /mcp`
+//! by parsing the JSON body with serde_json and writing a fixed small
+//! JSON-RPC result. No MCP at all: what is left when the framework costs
+//! nothing.
 //! `ceiling --http ADDR`.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, Response, StatusCode};
-use mcp_bench::{parse_serve_args, Serve};
 use std::convert::Infallible;
 use std::process::ExitCode;
 
@@ -40,31 +40,5 @@ async fn answer(req: Request<hyper::body::Incoming>) -> Result<Response<Full<Byt
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let addr = match parse_serve_args() {
-        Ok(Serve::Http(addr)) => addr,
-        _ => {
-            eprintln!("usage: ceiling --http ADDR");
-            return ExitCode::from(2);
-        }
-    };
-    let listener = match tokio::net::TcpListener::bind(&addr).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("ceiling: cannot bind {addr}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
-        tokio::spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
-                .keep_alive(true)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), hyper::service::service_fn(answer))
-                .await;
-        });
-    }
+    mcp_bench::serve_http1("ceiling", hyper::service::service_fn(answer)).await
 }

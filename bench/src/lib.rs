@@ -122,10 +122,10 @@ pub fn parse_serve_args() -> Result<Serve, String> {
     }
 }
 
-/// Serves `--http ADDR` with `service` on every connection through the
-/// plain hyper HTTP/1.1 accept loop all the HTTP peers share (keep-alive,
-/// `TCP_NODELAY`, one task a connection): the ceilings' `main`. `name`
-/// names the binary in its usage and errors.
+/// Serves `--http ADDR` with `service` on every connection through a plain
+/// hyper HTTP/1.1 accept loop (keep-alive, `TCP_NODELAY`, one task a
+/// connection, as `rmcp-peer` serves): the ceilings' `main`. `name` names
+/// the binary in its usage and errors.
 pub async fn serve_http1<S, B>(name: &str, service: S) -> std::process::ExitCode
 where
     S: hyper::service::Service<hyper::Request<hyper::body::Incoming>, Response = hyper::Response<B>>

@@ -8,8 +8,8 @@
 # their footprint, the dispatch path (criterion) and the incremental build of a
 # 50-tool crate, then writes bench/RESULTS.md. `ours` is built with the
 # examples' feature set (`--features full`: mcp-runtime's redis, otel and auth,
-# compiled in and not configured). Needs Linux, taskset, root for `apt-get
-# install wrk` (if wrk is missing), and ~35 minutes. Only 127.0.0.1 is ever
+# compiled in and not configured). Needs Linux, taskset, root or sudo without
+# a password for `apt-get install wrk` (if wrk is missing), and ~35 minutes. Only 127.0.0.1 is ever
 # contacted.
 #
 # The worker-count sweep: for TOKIO_WORKER_THREADS = 1, 2, 16 and 64 (standing
@@ -138,10 +138,9 @@ ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 # ------------------------------------------------------------------ tools
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
 command -v curl >/dev/null || { echo "curl is needed" >&2; exit 1; }
-if ! command -v wrk >/dev/null; then
-    log "installing wrk (Debian package)"
-    cmd apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && cmd apt-get install -y wrk >/dev/null; }
-fi
+# shellcheck source=wrk.sh
+. bench/wrk.sh
+wrk_ensure
 
 # ------------------------------------------------------------------ build
 log "building the peers and drivers (release)"

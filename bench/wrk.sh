@@ -1,7 +1,8 @@
-# wrk for the benchmark scripts (bench/callgrind.sh, bench/auth.sh,
-# bench/replicas.sh). Sourced by them, never run.
+# wrk for the benchmark scripts (bench/run.sh, bench/callgrind.sh,
+# bench/auth.sh, bench/replicas.sh...). Sourced by them, never run.
 #
 # wrk_ensure               installs wrk from Debian's packages when missing
+#                          (scripts/apt-install.sh: as root or with sudo -n)
 # wrk_tools_call NAME ARGS [LUA]
 #                          prints a wrk script that POSTs a 2026-07-28
 #                          `tools/call` of tool NAME with the arguments ARGS
@@ -13,8 +14,7 @@
 
 wrk_ensure() {
     command -v wrk >/dev/null && return 0
-    echo "installing wrk (Debian package)" >&2
-    apt-get install -y wrk >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; } ||
+    bash "$(dirname "${BASH_SOURCE[0]}")/../scripts/apt-install.sh" wrk wrk ||
         { echo "wrk is needed and could not be installed (apt-get install wrk)" >&2; return 1; }
 }
 

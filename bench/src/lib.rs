@@ -103,6 +103,59 @@ pub fn check_echo_response(body: &[u8], expected_id: Option<u64>) -> Result<Valu
     Ok(v["id"].clone())
 }
 
+/// One answer line of a stdio server, read the way `check_echo_response`
+/// reads a body, but into borrowed, typed fields: no `Value`, no copy. The
+/// stdio load keeps the load generator this cheap so that the server, not
+/// the driver, is what runs out of time.
+#[derive(serde::Deserialize)]
+struct EchoLine<'a> {
+    id: Option<u64>,
+    #[serde(borrow)]
+    result: Option<EchoResult<'a>>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct EchoResult<'a> {
+    #[serde(borrow)]
+    content: (EchoContent<'a>,),
+    #[serde(rename = "isError", default)]
+    is_error: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct EchoContent<'a> {
+    #[serde(borrow)]
+    text: std::borrow::Cow<'a, str>,
+}
+
+/// Checks one line a stdio server wrote: `Ok(None)` for a notification (no
+/// id), `Ok(Some(id))` for the result of an `echo` call, an error for
+/// anything else. The same checks as [`check_echo_response`], for the
+/// driver's hot loop.
+pub fn check_echo_line(line: &[u8]) -> Result<Option<u64>, String> {
+    let text = || String::from_utf8_lossy(line).trim().to_owned();
+    let answer: EchoLine<'_> =
+        serde_json::from_slice(line).map_err(|e| format!("not an echo answer ({e}): {:?}", text()))?;
+    if answer.error.is_some() {
+        return Err(format!("an error, not a result: {}", text()));
+    }
+    let Some(id) = answer.id else {
+        return match answer.result {
+            None => Ok(None),
+            Some(_) => Err(format!("a result without an id: {}", text())),
+        };
+    };
+    let result = answer.result.ok_or_else(|| format!("no result: {}", text()))?;
+    if result.is_error {
+        return Err(format!("a tool error: {}", text()));
+    }
+    if result.content.0.text != ECHO_TEXT {
+        return Err(format!("result is not the echo of {ECHO_TEXT:?}: {}", text()));
+    }
+    Ok(Some(id))
+}
+
 /// What a peer binary was asked to serve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Serve {

@@ -21,7 +21,7 @@
 //! (`--prefix sweep_` gives `sweep_stdio_rps`) and their param is V instead of
 //! K or `stdio` (the worker-count sweep of `bench/run.sh` passes the count).
 
-use mcp_bench::{check_echo_response, echo_call, http_headers, listen_call};
+use mcp_bench::{check_echo_line, check_echo_response, echo_call, http_headers, listen_call};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -188,22 +188,25 @@ async fn stdio_load(label: &str, n: u64, in_flight: usize, rows: &Rows, command:
             Ok::<_, std::io::Error>(stdin)
         })
     };
+    // Each answer is checked in place (`check_echo_line`): the driver's core
+    // must outpace the server's, or the run measures the driver.
+    let mut answer = Vec::with_capacity(1024);
     let mut seen = 0u64;
     let mut bad = 0u64;
     while seen < n {
-        line.clear();
-        let read = tokio::time::timeout(Duration::from_secs(30), stdout.read_line(&mut line)).await??;
+        answer.clear();
+        let read = tokio::time::timeout(Duration::from_secs(30), stdout.read_until(b'\n', &mut answer)).await??;
         if read == 0 {
             return Err(format!("{label}: the server closed stdout after {seen} responses").into());
         }
-        let v: serde_json::Value = serde_json::from_str(&line)?;
-        if v.get("id").is_none() {
-            continue; // a notification
-        }
-        if check_echo_response(line.as_bytes(), None).is_err() {
-            bad += 1;
-            if bad == 1 {
-                eprintln!("{label}: not an echo result: {}", line.trim());
+        match check_echo_line(&answer) {
+            Ok(None) => continue, // a notification
+            Ok(Some(_)) => {}
+            Err(e) => {
+                bad += 1;
+                if bad == 1 {
+                    eprintln!("{label}: {e}");
+                }
             }
         }
         seen += 1;

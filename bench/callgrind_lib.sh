@@ -1,8 +1,10 @@
 # The callgrind measurement of an HTTP peer, shared by bench/callgrind.sh and
 # bench/guardrails.sh. Sourced by them, never run.
 #
-# callgrind_tools          exits unless valgrind, callgrind_control,
-#                          callgrind_annotate and curl are installed
+# callgrind_tools          installs valgrind (callgrind_control and
+#                          callgrind_annotate come with it) and curl from
+#                          Debian's packages when missing
+#                          (scripts/apt-install.sh); exits if it cannot
 # callgrind_build_env      exports the profiling build's settings (release,
 #                          line tables, frame pointers, in target/bench-prof):
 #                          the scripts that source this file share one build
@@ -26,10 +28,13 @@
 #                          (CALLGRIND_PID): for an EXIT trap
 
 callgrind_tools() {
-  local tool
+  local tool missing=()
   for tool in valgrind callgrind_control callgrind_annotate curl; do
-    command -v "$tool" >/dev/null || { echo "${0##*/}: needs $tool (apt-get install valgrind curl)" >&2; exit 1; }
+    command -v "$tool" >/dev/null && continue
+    case $tool in curl) missing+=(curl) ;; *) [[ " ${missing[*]} " == *" valgrind "* ]] || missing+=(valgrind) ;; esac
   done
+  [ ${#missing[@]} -eq 0 ] && return
+  bash "$(dirname "${BASH_SOURCE[0]}")/../scripts/apt-install.sh" "${0##*/}" "${missing[@]}" || exit 1
 }
 
 callgrind_build_env() {

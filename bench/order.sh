@@ -27,7 +27,7 @@
 # 2.38+ or lld, and glibc 2.36+ where the binary runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v valgrind >/dev/null || { echo "${0##*/}: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+command -v valgrind >/dev/null || bash scripts/apt-install.sh "${0##*/}" valgrind || exit 1
 dir=target/bench-order
 mkdir -p "$dir"
 order=$PWD/$dir/order.txt

@@ -426,15 +426,15 @@ pub(crate) fn serve<'a>(
                             seen.tool_error = true;
                             return Ok(finish_with_meta(
                                 server,
-                                crate::tools::error_result(e.message().to_owned()),
+                                &mut crate::tools::error_result(e.message().to_owned()),
                             ));
                         }
                     }
                 };
                 Ok(finish_outcome(server, outcome, |reply| match reply {
-                    tools::ToolReply::Result(result) => {
+                    tools::ToolReply::Result(mut result) => {
                         seen.tool_error = result.is_error == Some(true);
-                        finish_with_meta(server, result)
+                        finish_with_meta(server, &mut result)
                     }
                     tools::ToolReply::Task(task) => tasks::created(server, &task),
                 }))
@@ -588,7 +588,7 @@ pub(crate) fn append_meta(server: &Server, out: &mut Vec<u8>) {
     }
 }
 
-fn finish_with_meta(server: &Server, mut result: crate::protocol::CallToolResult) -> Vec<u8> {
+fn finish_with_meta(server: &Server, result: &mut crate::protocol::CallToolResult) -> Vec<u8> {
     let mut out = Vec::with_capacity(256 + server.inner.meta_fragment.len());
     let appended = match result.meta.as_mut() {
         None => false,
@@ -597,7 +597,7 @@ fn finish_with_meta(server: &Server, mut result: crate::protocol::CallToolResult
             true
         }
     };
-    if crate::tools::write_call_result(&result, &mut out).is_err() {
+    if crate::tools::write_call_result(result, &mut out).is_err() {
         out.clear();
         out.extend_from_slice(b"{}");
     }

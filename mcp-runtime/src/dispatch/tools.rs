@@ -35,12 +35,14 @@ impl<'a> CallParams<'a> {
     }
 }
 
-/// What a `tools/call` comes to: the tool's result, or a task.
+/// What a `tools/call` comes to: the tool's result, or a task. Both boxed:
+/// the reply is moved through every stage of the dispatcher on its way out,
+/// and a box moves as a pointer where a `CallToolResult` is 320 bytes.
 pub(crate) enum ToolReply {
     /// The tool ran to its end.
-    Result(CallToolResult),
+    Result(Box<CallToolResult>),
     /// The call became a task (`CreateTaskResult`).
-    Task(crate::protocol::DetailedTask),
+    Task(Box<crate::protocol::DetailedTask>),
 }
 
 /// `tools/call`: finds the tool, runs it (as a task when it is a task tool
@@ -76,7 +78,9 @@ pub(crate) async fn call(
         };
         if let Err(why) = crate::tools::validate::check(&entry.tool.input_schema, &given, "arguments") {
             let text = format!("Invalid arguments for tool `{}`: {why}", params.name);
-            return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
+            return Ok(Outcome::Complete(ToolReply::Result(Box::new(
+                crate::tools::error_result(text),
+            ))));
         }
     }
     // A 2025-11-25 session asks for a task with `params.task` (a 2026-07-28
@@ -101,7 +105,9 @@ pub(crate) async fn call(
                          retry shortly",
                         params.name
                     );
-                    return Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))));
+                    return Ok(Outcome::Complete(ToolReply::Result(Box::new(
+                        crate::tools::error_result(text),
+                    ))));
                 }
             }
         }
@@ -117,7 +123,7 @@ pub(crate) async fn call(
             let reply = crate::boxed::boxed!(run_plain(entry, params.name(), args, ctx, timeout)).await;
             let task = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
             return match (task, reply) {
-                (Some(task), Ok(Outcome::Complete(_))) => Ok(Outcome::Complete(ToolReply::Task(task))),
+                (Some(task), Ok(Outcome::Complete(_))) => Ok(Outcome::Complete(ToolReply::Task(Box::new(task)))),
                 (_, reply) => reply,
             };
         }
@@ -156,7 +162,7 @@ pub(crate) async fn call(
     // Boxed: a plain call's future stays the size of a plain call.
     match crate::boxed::boxed!(crate::tasks::run::start(runtime, task, launch, future)).await? {
         crate::tasks::run::Started::Ready(result) => complete(result),
-        crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(task))),
+        crate::tasks::run::Started::Created(task) => Ok(Outcome::Complete(ToolReply::Task(Box::new(task)))),
     }
 }
 
@@ -183,7 +189,7 @@ async fn run_plain(
             cancel.cancel();
             tracing::warn!(tool = %name, "tool call timed out after {limit:?}");
             let text = crate::tools::timed_out(name, limit);
-            Ok(Outcome::Complete(ToolReply::Result(crate::tools::error_result(text))))
+            Ok(Outcome::Complete(ToolReply::Result(Box::new(crate::tools::error_result(text)))))
         }
     }
 }
@@ -198,7 +204,7 @@ fn ran(
 
 fn complete(result: Result<Outcome<CallToolResult>, McpError>) -> Result<Outcome<ToolReply>, McpError> {
     Ok(match result? {
-        Outcome::Complete(r) => Outcome::Complete(ToolReply::Result(r)),
+        Outcome::Complete(r) => Outcome::Complete(ToolReply::Result(Box::new(r))),
         Outcome::InputRequired(ir) => Outcome::InputRequired(ir),
     })
 }

@@ -9,8 +9,8 @@
 # 50-tool crate, then writes bench/RESULTS.md. `ours` is built with the
 # examples' feature set (`--features full`: mcp-runtime's redis, otel and auth,
 # compiled in and not configured). Needs Linux, taskset, root or sudo without
-# a password for `apt-get install wrk` (if wrk is missing), and ~35 minutes. Only 127.0.0.1 is ever
-# contacted.
+# a password for `apt-get install wrk curl` (if either is missing), and ~35
+# minutes. Only 127.0.0.1 is ever contacted.
 #
 # The worker-count sweep: for TOKIO_WORKER_THREADS = 1, 2, 16 and 64 (standing
 # in for the cores of the machine), stdio (100,000 pipelined calls, 64 in
@@ -139,7 +139,7 @@ ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # ------------------------------------------------------------------ tools
 command -v taskset >/dev/null || { echo "taskset (util-linux) is needed" >&2; exit 1; }
-command -v curl >/dev/null || { echo "curl is needed" >&2; exit 1; }
+command -v curl >/dev/null || bash scripts/apt-install.sh run.sh curl || exit 1
 # shellcheck source=wrk.sh
 . bench/wrk.sh
 wrk_ensure

@@ -291,16 +291,33 @@ pub fn encode_result_raw(id: &RequestId, result: &[u8]) -> Vec<u8> {
 
 fn write_id(out: &mut Vec<u8>, id: &RequestId) {
     match id {
-        RequestId::Number(n) => {
-            use std::io::Write;
-            // Writing into a Vec cannot fail.
-            let _ = write!(out, "{n}");
-        }
+        RequestId::Number(n) => write_integer(out, *n),
         RequestId::String(s) => {
             // Serializing a String into a Vec cannot fail.
             let _ = serde_json::to_writer(&mut *out, s);
         }
     }
+}
+
+/// An integer's decimal digits, without the formatting machinery `write!`
+/// runs (every answer writes its id).
+fn write_integer(out: &mut Vec<u8>, n: i64) {
+    // 20 digits hold any u64.
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = n.unsigned_abs();
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        start -= 1;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 #[derive(Serialize)]
@@ -423,5 +440,17 @@ mod encode_tests {
         let escaped = encode_result_raw(&RequestId::String("a\"b".into()), b"{}");
         let v: serde_json::Value = serde_json::from_slice(&escaped).unwrap();
         assert_eq!(v["id"], "a\"b");
+    }
+
+    #[test]
+    fn integer_ids_are_written_as_format_writes_them() {
+        let mut cases = vec![i64::MIN, i64::MIN + 1, -1, 0, 1, 9, 10, 99, 100, i64::MAX - 1, i64::MAX];
+        cases.extend((0..19).map(|p| 10i64.pow(p)));
+        cases.extend((1..19).map(|p| -(10i64.pow(p)) + 1));
+        for n in cases {
+            let mut out = b"x".to_vec();
+            write_integer(&mut out, n);
+            assert_eq!(out, format!("x{n}").into_bytes(), "{n}");
+        }
     }
 }

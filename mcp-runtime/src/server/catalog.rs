@@ -8,6 +8,35 @@ use super::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use super::{BuildError, SkillPart};
 use crate::protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// An index from a name (or URI) to its item's place in the catalog.
+pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHasher>>;
+
+/// FNV-1a over the name's bytes: the index's keys are the server's own names,
+/// fixed once the catalog is built, so a name a client sends can only land
+/// among them, never lengthen a probe; what matters is that hashing a short
+/// name costs a few instructions, not SipHash's rounds, on every call.
+#[derive(Clone, Copy)]
+pub(crate) struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// What is served, read-only once built: swapped whole when the set changes.
 #[derive(Debug, Default, Clone)]
@@ -19,26 +48,26 @@ pub(crate) struct Catalog {
     /// The same as callers that do not render apps see them (without
     /// `_meta.ui`): empty unless some tool has a view (MCP Apps).
     pub tools_plain_json: Vec<String>,
-    pub tool_index: HashMap<String, usize>,
+    pub tool_index: Index,
     /// Static resources sorted by URI, then the skills' files (from
     /// `own_resources` on) in the skills' order.
     pub resources: Vec<ResourceEntry>,
     /// How many of `resources` are not skill files.
     pub own_resources: usize,
     pub resources_json: Vec<String>,
-    pub resource_index: HashMap<String, usize>,
+    pub resource_index: Index,
     /// Resource templates sorted by template.
     pub templates: Vec<ResourceEntry>,
     pub templates_json: Vec<String>,
     /// Prompts sorted by name.
     pub prompts: Vec<PromptEntry>,
     pub prompts_json: Vec<String>,
-    pub prompt_index: HashMap<String, usize>,
+    pub prompt_index: Index,
     /// Skills sorted by the URI of their `SKILL.md` (the Skills extension).
     pub skills: Vec<SkillPart>,
     /// The serialized entry of each skill, in the same order.
     pub skills_json: Vec<String>,
-    pub skill_index: HashMap<String, usize>,
+    pub skill_index: Index,
     /// Whether a tool runs as a task: the tasks extension is declared and
     /// `tasks/*` served.
     pub has_tasks: bool,
@@ -56,8 +85,8 @@ fn index_by<T>(
     key: impl Fn(&T) -> &str,
     location: impl Fn(&T) -> &'static str,
     kind: &'static str,
-) -> Result<HashMap<String, usize>, BuildError> {
-    let mut index = HashMap::with_capacity(items.len());
+) -> Result<Index, BuildError> {
+    let mut index = Index::with_capacity_and_hasher(items.len(), Default::default());
     for (i, item) in items.iter().enumerate() {
         if let Some(prev) = index.insert(key(item).to_owned(), i) {
             let (first, second) = (location(&items[prev]), location(item));

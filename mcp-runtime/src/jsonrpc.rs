@@ -63,12 +63,16 @@ pub struct Rejected {
 
 #[derive(Deserialize)]
 struct Envelope<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    method: Option<&'a RawValue>,
+    /// Whether `jsonrpc` is present and the string "2.0".
+    #[serde(default, deserialize_with = "version")]
+    jsonrpc: bool,
+    /// `id` when present: read in the same pass, or `Err` when it is
+    /// neither a string nor an integer in range.
+    #[serde(default, deserialize_with = "id_field")]
+    id: Option<Result<RequestId, ()>>,
+    /// `method` when present: the name, or `Err` when it is not a string.
+    #[serde(default, deserialize_with = "method_field")]
+    method: Option<Result<Cow<'static, str>, ()>>,
     #[serde(default, borrow, deserialize_with = "present")]
     params: Option<&'a RawValue>,
     #[serde(default, borrow, deserialize_with = "present")]
@@ -80,6 +84,85 @@ struct Envelope<'a> {
 /// Keeps a field that is present with the value `null` as `Some("null")`.
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Any JSON value, read to its end and then classified by `visit`: what a
+/// field that must be of one shape takes, so that a value of another shape
+/// is told apart from bytes that are not JSON (-32600, not -32700).
+struct Shape<T>(fn(Scalar<'_>) -> T);
+
+/// A scalar as [`Shape`] passes it on; arrays and objects are `Other`.
+enum Scalar<'a> {
+    Int(i64),
+    Str(&'a str),
+    Other,
+}
+
+impl<'de, T> serde::de::Visitor<'de> for Shape<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<T, E> {
+        Ok((self.0)(Scalar::Int(n)))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<T, E> {
+        Ok((self.0)(i64::try_from(n).map_or(Scalar::Other, Scalar::Int)))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<T, E> {
+        Ok((self.0)(Scalar::Other))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<T, E> {
+        Ok((self.0)(Scalar::Other))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<T, E> {
+        Ok((self.0)(Scalar::Other))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<T, E> {
+        Ok((self.0)(Scalar::Str(s)))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok((self.0)(Scalar::Other))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok((self.0)(Scalar::Other))
+    }
+}
+
+/// `jsonrpc`: whether it is the string "2.0".
+fn version<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    d.deserialize_any(Shape(|v| matches!(v, Scalar::Str("2.0"))))
+}
+
+/// `method`: a string, interned (see [`intern`]).
+fn method_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Result<Cow<'static, str>, ()>>, D::Error> {
+    d.deserialize_any(Shape(|v| match v {
+        Scalar::Str(s) => Some(Ok(intern(Cow::Borrowed(s)))),
+        _ => Some(Err(())),
+    }))
+}
+
+/// `id`: a string or an integer, read where it stands.
+fn id_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Result<RequestId, ()>>, D::Error> {
+    d.deserialize_any(Shape(|v| match v {
+        Scalar::Int(n) => Some(Ok(RequestId::Number(n))),
+        Scalar::Str(s) => Some(Ok(RequestId::String(s.to_owned()))),
+        Scalar::Other => Some(Err(())),
+    }))
 }
 
 fn first_byte(raw: &RawValue) -> u8 {
@@ -186,21 +269,19 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
     };
     let id = match env.id {
         None => None,
-        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
-            Ok(id) => Some(id),
-            Err(_) => {
-                return reject(
-                    None,
-                    McpError::invalid_request("Invalid request: id must be a string or an integer"),
-                )
-            }
-        },
+        Some(Ok(id)) => Some(id),
+        Some(Err(())) => {
+            return reject(
+                None,
+                McpError::invalid_request("Invalid request: id must be a string or an integer"),
+            )
+        }
     };
     if too_deep(bytes, MAX_DEPTH) {
         let error = McpError::invalid_request(format!("Invalid request: nested deeper than {MAX_DEPTH} levels"));
         return reject(id, error);
     }
-    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+    if !env.jsonrpc {
         return reject(
             id,
             McpError::invalid_request("Invalid request: jsonrpc must be \"2.0\""),
@@ -217,21 +298,14 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
         }
     };
     match (env.method, id) {
-        (Some(m), id) => {
-            let method = match raw_str(m) {
-                Some(m) => intern(m),
-                None => {
-                    return reject(
-                        id,
-                        McpError::invalid_request("Invalid request: method must be a string"),
-                    )
-                }
-            };
-            Ok(match id {
-                Some(id) => Message::Request(Request { id, method, params }),
-                None => Message::Notification(Notification { method, params }),
-            })
-        }
+        (Some(Err(())), id) => reject(
+            id,
+            McpError::invalid_request("Invalid request: method must be a string"),
+        ),
+        (Some(Ok(method)), id) => Ok(match id {
+            Some(id) => Message::Request(Request { id, method, params }),
+            None => Message::Notification(Notification { method, params }),
+        }),
         (None, Some(id)) => match (env.result, env.error) {
             (Some(r), None) => Ok(Message::Response(Response {
                 id,
@@ -408,6 +482,44 @@ mod tests {
     }
 
     #[test]
+    fn envelope_fields_of_the_wrong_shape_are_invalid_requests() {
+        let cases: [(&str, Option<RequestId>); 8] = [
+            (r#"{"jsonrpc":"2.0","id":{"a":[1,{"b":2}]},"method":"m"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":[1,[2]],"method":"m"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":true,"method":"m"}"#, None),
+            (r#"{"jsonrpc":["2.0"],"id":3,"method":"m"}"#, Some(RequestId::Number(3))),
+            (r#"{"id":4,"method":"m"}"#, Some(RequestId::Number(4))),
+            (
+                r#"{"jsonrpc":"2.0","id":"x","method":{"m":1}}"#,
+                Some(RequestId::String("x".into())),
+            ),
+            (r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#, None),
+        ];
+        for (text, id) in cases {
+            let r = rejected(text.as_bytes());
+            assert_eq!(r.error.code(), ErrorCode::INVALID_REQUEST, "{text}");
+            assert_eq!(r.id, id, "{text}");
+        }
+        // Not JSON inside a field that is read in place: a parse error.
+        let r = rejected(br#"{"jsonrpc":"2.0","id":{"a":tru},"method":"m"}"#);
+        assert_eq!(r.error.code(), ErrorCode::PARSE_ERROR);
+    }
+
+    #[test]
+    fn jsonrpc_and_ids_are_compared_as_json_strings() {
+        let Ok(Message::Request(r)) = parse(br#"{"jsonrpc":"2\u002e0","id":-9223372036854775808,"method":"m"}"#) else {
+            panic!("not a request");
+        };
+        assert_eq!(r.id, RequestId::Number(i64::MIN));
+        assert_eq!(r.method, "m");
+        let Ok(Message::Notification(n)) = parse(br#"{"method":"notifications/cancelled","jsonrpc":"2.0"}"#) else {
+            panic!("not a notification");
+        };
+        assert_eq!(n.method, "notifications/cancelled");
+    }
+
+    #[test]
     fn method_strings_with_escapes_are_decoded() {
         let Ok(Message::Request(r)) = parse(br#"{"jsonrpc":"2.0","id":"x","method":"tools\/list"}"#) else {
             panic!("not a request");
@@ -441,7 +553,6 @@ mod encode_tests {
         let v: serde_json::Value = serde_json::from_slice(&escaped).unwrap();
         assert_eq!(v["id"], "a\"b");
     }
-
     #[test]
     fn integer_ids_are_written_as_format_writes_them() {
         let mut cases = vec![i64::MIN, i64::MIN + 1, -1, 0, 1, 9, 10, 99, 100, i64::MAX - 1, i64::MAX];

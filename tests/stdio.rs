@@ -362,3 +362,57 @@ async fn the_reader_waits_while_too_many_requests_run() {
     assert_eq!(answered, MAX + 400);
     serving.await.unwrap().unwrap();
 }
+
+/// A line is read whole wherever the reads split it: one that spans many
+/// reads, blank lines and a carriage return around one, a line longer than
+/// `MAX_LINE` (answered -32600 without an id, and skipped), and a last line
+/// with no newline before the end of input.
+#[tokio::test(flavor = "current_thread")]
+async fn lines_are_read_whole_however_the_reads_split_them() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    const MAX: usize = mcp_runtime::transport::stdio::MAX_LINE;
+    // The server reads at most 4 KiB at a time.
+    let (mut to_server, server_r) = tokio::io::duplex(4096);
+    let (server_w, from_server) = tokio::io::duplex(1 << 20);
+    let server = Server::builder().build().unwrap();
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
+    let echo =
+        |id: i64, text: &str| support::request(id, "tools/call", json!({"name": "echo", "arguments": {"text": text}}));
+    let long_text = "y".repeat(10_000);
+    let writing = tokio::spawn(async move {
+        let mut input = String::new();
+        input.push_str(&echo(1, "short"));
+        input.push_str("\n\n  \r\n");
+        input.push_str(&echo(2, &long_text));
+        input.push_str("\r\n");
+        to_server.write_all(input.as_bytes()).await.unwrap();
+        // Over the limit by a little: the line is answered as too long.
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..MAX / chunk.len() {
+            to_server.write_all(&chunk).await.unwrap();
+        }
+        to_server.write_all(b"xx\n").await.unwrap();
+        to_server.write_all(echo(3, "after").as_bytes()).await.unwrap();
+        to_server.write_all(b"\n").await.unwrap();
+        to_server
+            .write_all(echo(4, "last, no newline").as_bytes())
+            .await
+            .unwrap();
+    });
+    let mut lines = tokio::io::BufReader::new(from_server).lines();
+    let mut answers = Vec::new();
+    while let Some(l) = lines.next_line().await.unwrap() {
+        answers.push(serde_json::from_str::<Value>(&l).unwrap());
+    }
+    writing.await.unwrap();
+    serving.await.unwrap().unwrap();
+    assert_eq!(answers.len(), 5, "{answers:?}");
+    let text = |v: &Value| v["result"]["content"][0]["text"].as_str().map(str::len);
+    assert_eq!((answers[0]["id"].clone(), text(&answers[0])), (json!(1), Some(5)));
+    assert_eq!((answers[1]["id"].clone(), text(&answers[1])), (json!(2), Some(10_000)));
+    assert_eq!(answers[2]["error"]["code"], -32600, "{}", answers[2]);
+    assert!(answers[2].get("id").is_none(), "{}", answers[2]);
+    assert_eq!(answers[3]["id"], 3);
+    assert_eq!(answers[4]["id"], 4);
+    assert_eq!(answers[4]["result"]["content"][0]["text"], "last, no newline");
+}

@@ -54,6 +54,13 @@ where
             line = Vec::with_capacity(4096);
         }
         match read_line(&mut reader, &mut line).await? {
+            LineRead::InBuffer(end) => {
+                let text = trim(&reader.buffer()[..end]);
+                if !text.is_empty() {
+                    connection.receive(text);
+                }
+                reader.consume(end + 1);
+            }
             LineRead::Eof => break,
             LineRead::TooLong => {
                 let error =
@@ -88,6 +95,10 @@ fn trim(line: &[u8]) -> &[u8] {
 }
 
 enum LineRead {
+    /// The line lies whole in the reader's buffer, before its newline at
+    /// this offset: read there (no copy), then consumed with its newline.
+    InBuffer(usize),
+    /// The line is in the line buffer (it spanned reads).
     Line,
     TooLong,
     Eof,
@@ -97,6 +108,11 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut V
     let mut too_long = false;
     loop {
         let available = reader.fill_buf().await?;
+        let newline = memchr(available);
+        if let (Some(end), true) = (newline, line.is_empty() && !too_long) {
+            // No longer than the buffer, so within MAX_LINE.
+            return Ok(LineRead::InBuffer(end));
+        }
         if available.is_empty() {
             return Ok(if too_long {
                 LineRead::TooLong
@@ -106,7 +122,7 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut V
                 LineRead::Line
             });
         }
-        let (chunk, done) = match memchr(available) {
+        let (chunk, done) = match newline {
             Some(i) => (&available[..i], i + 1),
             None => (available, available.len()),
         };

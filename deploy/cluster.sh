@@ -50,14 +50,8 @@ install_missing() {
     command -v redis-server >/dev/null || missing+=(redis-server)
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
     [ ${#missing[@]} -eq 0 ] && return 0
-    echo "cluster: installing ${missing[*]} from Debian's packages"
-    local sudo=()
-    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >"$RUN/apt.log" 2>&1 \
-        || { "${sudo[@]}" apt-get update >>"$RUN/apt.log" 2>&1 \
-             && "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >>"$RUN/apt.log" 2>&1; } \
-        || die "cannot install ${missing[*]} (see $RUN/apt.log)"
+    # As root, or with a sudo that asks no password (scripts/apt-install.sh).
+    bash "$ROOT/scripts/apt-install.sh" cluster "${missing[@]}" || die "cannot install ${missing[*]}"
     # The packages may start their own system services; ours use other ports.
 }
 

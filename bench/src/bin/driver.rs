@@ -895,7 +895,12 @@ fn fmt_num(v: f64) -> String {
 }
 
 fn cell(t: &Table, metric: &str, server: &str, param: &str) -> String {
-    match get(t, metric, server, param) {
+    stats_cell(get(t, metric, server, param))
+}
+
+/// The median, and the min–max when there are several values.
+fn stats_cell(stats: Option<&Stats>) -> String {
+    match stats {
         None => "n/a".into(),
         Some(s) if s.values.len() == 1 => fmt_num(s.median()),
         Some(s) => format!("{} ({}–{})", fmt_num(s.median()), fmt_num(s.min()), fmt_num(s.max())),
@@ -1007,7 +1012,8 @@ fn sweep_section(t: &Table) -> String {
          core and the variable: an `env` and a `taskset` exec'd in between would add ~2.5 ms to every start). HTTP: \
          wrk (core 0) with 64 keep-alive connections against ours, rmcp, the ceiling (C) and the axum ceiling (D: \
          the ceiling's work as a one-route axum `Router`, served through the same accept loop), and the server's \
-         peak RSS (VmHWM) after it.\n\n",
+         peak RSS (VmHWM) after it. The stdio row `all` pools the runs of every worker count: a stdio server runs \
+         on one thread whatever `w` is, so they are runs of the same program.\n\n",
     );
     md.push_str("| workers | metric | raw | A ours | B rmcp | A/raw | A/B |\n|---|---|---|---|---|---|---|\n");
     let stdio = [
@@ -1016,6 +1022,21 @@ fn sweep_section(t: &Table) -> String {
         ("sweep_cold_start_ms", "cold start ms"),
     ];
     sweep_rows(&mut md, t, &workers, &["raw"], &stdio);
+    // A stdio server runs on one thread whatever `w` is: every count's runs
+    // measure the same two programs, and pooled they are one larger sample.
+    let rps = |server| pooled(t, "sweep_stdio_rps", server, &workers);
+    let (raw, ours, rmcp) = (rps("raw"), rps("ours"), rps("rmcp"));
+    let median = |s: &Option<Stats>| s.as_ref().map(Stats::median);
+    writeln!(
+        md,
+        "| all | stdio requests/s, every count's runs pooled | {} | {} | {} | {} | {} |",
+        stats_cell(raw.as_ref()),
+        stats_cell(ours.as_ref()),
+        stats_cell(rmcp.as_ref()),
+        fmt_ratio(ratio(median(&ours), median(&raw))),
+        fmt_ratio(ratio(median(&ours), median(&rmcp))),
+    )
+    .unwrap();
     md.push_str(
         "\n| workers | HTTP, 64 conns | C ceiling | D axum | A ours | B rmcp | A/C | A/D | A/B |\n\
          |---|---|---|---|---|---|---|---|---|\n",
@@ -1027,6 +1048,16 @@ fn sweep_section(t: &Table) -> String {
     sweep_rows(&mut md, t, &workers, &["ceiling", "axum"], &http);
     md.push('\n');
     md
+}
+
+/// Every worker count's values of `metric` for `server`, as one sample.
+fn pooled(t: &Table, metric: &str, server: &str, workers: &[String]) -> Option<Stats> {
+    let values: Vec<f64> = workers
+        .iter()
+        .filter_map(|w| get(t, metric, server, w))
+        .flat_map(|s| s.values.iter().copied())
+        .collect();
+    (!values.is_empty()).then_some(Stats { values })
 }
 
 /// One row per worker count and metric: each of `floors`, ours and rmcp,

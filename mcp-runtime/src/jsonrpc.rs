@@ -86,9 +86,10 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::
     <&RawValue>::deserialize(d).map(Some)
 }
 
-/// Any JSON value, read to its end and then classified by `visit`: what a
-/// field that must be of one shape takes, so that a value of another shape
-/// is told apart from bytes that are not JSON (-32600, not -32700).
+/// Any JSON value, read to its end, then classified by the function it
+/// holds: what a field that must be of one shape is read with, so that a
+/// value of another shape (-32600) is told apart from bytes that are not
+/// JSON (-32700).
 struct Shape<T>(fn(Scalar<'_>) -> T);
 
 /// A scalar as [`Shape`] passes it on; arrays and objects are `Other`.

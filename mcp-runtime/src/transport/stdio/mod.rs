@@ -55,10 +55,7 @@ where
         }
         match read_line(&mut reader, &mut line).await? {
             LineRead::InBuffer(end) => {
-                let text = trim(&reader.buffer()[..end]);
-                if !text.is_empty() {
-                    connection.receive(text);
-                }
+                receive_line(&mut connection, &reader.buffer()[..end]);
                 reader.consume(end + 1);
             }
             LineRead::Eof => break,
@@ -67,12 +64,7 @@ where
                     crate::error::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
                 connection.receive_rejected(&error);
             }
-            LineRead::Line => {
-                let text = trim(&line);
-                if !text.is_empty() {
-                    connection.receive(text);
-                }
-            }
+            LineRead::Line => receive_line(&mut connection, &line),
         }
         // Many lines may be read without waiting (the reader's buffer, a
         // pipe that is never empty): now and then the writer and the
@@ -83,6 +75,15 @@ where
     }
     connection.finish().await;
     writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// Hands a line to the connection, without the whitespace around it; a
+/// blank line is skipped.
+fn receive_line(connection: &mut Connection, line: &[u8]) {
+    let text = trim(line);
+    if !text.is_empty() {
+        connection.receive(text);
+    }
 }
 
 fn trim(line: &[u8]) -> &[u8] {
@@ -109,8 +110,8 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut V
     loop {
         let available = reader.fill_buf().await?;
         let newline = memchr(available);
-        if let (Some(end), true) = (newline, line.is_empty() && !too_long) {
-            // No longer than the buffer, so within MAX_LINE.
+        // A line no longer than the buffer is within MAX_LINE.
+        if let Some(end) = newline.filter(|_| line.is_empty() && !too_long) {
             return Ok(LineRead::InBuffer(end));
         }
         if available.is_empty() {

@@ -353,17 +353,21 @@ pub(crate) fn serve<'a>(
         match method {
             Method::Discover => Ok(finish(server, &discover::result(server, &catalog))),
             Method::ToolsList => lists.page(server, "tools", sight.tools_json(&catalog), &catalog.tools, params),
-            Method::ResourcesList => {
-                lists.page(server, "resources", &catalog.resources_json, &catalog.resources, params)
-            }
+            Method::ResourcesList => lists.page(
+                server,
+                "resources",
+                &catalog.listings().resources,
+                &catalog.resources,
+                params,
+            ),
             Method::ResourceTemplatesList => lists.page(
                 server,
                 "resourceTemplates",
-                &catalog.templates_json,
+                &catalog.listings().templates,
                 &catalog.templates,
                 params,
             ),
-            Method::PromptsList => lists.page(server, "prompts", &catalog.prompts_json, &catalog.prompts, params),
+            Method::PromptsList => lists.page(server, "prompts", &catalog.listings().prompts, &catalog.prompts, params),
             Method::SkillsList => skills::list(server, &catalog, &lists, params),
             Method::SkillsGet => skills::get(server, &catalog, head, &sight, &lists, token),
             Method::DirectoryRead => skills::directory(server, &catalog, params, &sight, &lists, token),

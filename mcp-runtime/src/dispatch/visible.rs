@@ -118,10 +118,11 @@ impl<'a> Sight<'a> {
 
     /// The pre-serialized tools as this caller is listed them.
     pub(crate) fn tools_json<'c>(&self, catalog: &'c Catalog) -> &'c [String] {
-        if self.plain() && !catalog.tools_plain_json.is_empty() {
-            &catalog.tools_plain_json
+        let listings = catalog.listings();
+        if self.plain() && !listings.tools_plain.is_empty() {
+            &listings.tools_plain
         } else {
-            &catalog.tools_json
+            &listings.tools
         }
     }
 

@@ -1,7 +1,8 @@
 //! The catalog: what a server serves (tools, static resources, templates,
 //! prompts), each sorted (the deterministic list order) with an index, and
-//! each item's JSON serialized once so that list pages are written by
-//! concatenation. Read-only once built; swapped whole when the set changes.
+//! each item's JSON serialized once, by the first list that needs it, so
+//! that list pages are written by concatenation. Read-only once built;
+//! swapped whole when the set changes.
 
 use super::entry::Completer;
 use super::entry::{PromptEntry, ResourceEntry, ToolEntry};
@@ -9,6 +10,7 @@ use super::{BuildError, SkillPart};
 use crate::protocol::{ListChangedCapability, ResourcesCapability, ServerCapabilities};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
 /// An index from a name (or URI) to its item's place in the catalog.
 pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHasher>>;
@@ -43,26 +45,20 @@ impl Hasher for NameHasher {
 pub(crate) struct Catalog {
     /// Tools sorted by name (a deterministic list order).
     pub tools: Vec<ToolEntry>,
-    /// The serialized JSON of each tool, in the same order.
-    pub tools_json: Vec<String>,
-    /// The same as callers that do not render apps see them (without
-    /// `_meta.ui`): empty unless some tool has a view (MCP Apps).
-    pub tools_plain_json: Vec<String>,
     pub tool_index: Index,
     /// Static resources sorted by URI, then the skills' files (from
     /// `own_resources` on) in the skills' order.
     pub resources: Vec<ResourceEntry>,
     /// How many of `resources` are not skill files.
     pub own_resources: usize,
-    pub resources_json: Vec<String>,
     pub resource_index: Index,
     /// Resource templates sorted by template.
     pub templates: Vec<ResourceEntry>,
-    pub templates_json: Vec<String>,
     /// Prompts sorted by name.
     pub prompts: Vec<PromptEntry>,
-    pub prompts_json: Vec<String>,
     pub prompt_index: Index,
+    /// The listings, serialized when a list first asks (see [`Catalog::listings`]).
+    listings: OnceLock<Listings>,
     /// Skills sorted by the URI of their `SKILL.md` (the Skills extension).
     pub skills: Vec<SkillPart>,
     /// The serialized entry of each skill, in the same order.
@@ -78,6 +74,18 @@ pub(crate) struct Catalog {
     /// Whether a tool has `_meta.ui` or a resource is an app (MCP Apps):
     /// what is listed differs by whether the caller renders apps.
     pub has_apps: bool,
+}
+
+/// Each item's serialized JSON as a list shows it, in the catalog's order.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Listings {
+    pub tools: Vec<String>,
+    /// The tools as callers that do not render apps see them (without
+    /// `_meta.ui`): empty unless some tool has a view (MCP Apps).
+    pub tools_plain: Vec<String>,
+    pub resources: Vec<String>,
+    pub templates: Vec<String>,
+    pub prompts: Vec<String>,
 }
 
 fn index_by<T>(
@@ -165,34 +173,41 @@ impl Catalog {
             || statics.iter().chain(&templates).any(|r| !r.scopes.is_empty())
             || prompts.iter().any(|p| !p.scopes.is_empty());
         let has_apps = tools.iter().any(|t| t.ui.is_some()) || statics.iter().any(|r| r.app);
-        let tools_plain_json = match tools.iter().any(|t| t.ui.is_some()) {
-            true => tools.iter().map(|t| to_json(&t.plain_tool())).collect(),
-            false => Vec::new(),
-        };
         let catalog = Catalog {
             has_apps,
-            tools_plain_json,
             has_tasks,
             has_predicates,
             has_scopes,
-            tools_json: tools.iter().map(|t| to_json(&t.tool)).collect(),
             tools,
             tool_index,
-            resources_json: statics.iter().map(|r| to_json(&r.listing)).collect(),
             resources: statics,
             own_resources,
             resource_index,
-            templates_json: templates.iter().map(|r| to_json(&r.listing)).collect(),
             templates,
-            prompts_json: prompts.iter().map(|p| to_json(&p.prompt)).collect(),
             prompts,
             prompt_index,
+            listings: OnceLock::new(),
             skills_json: skills.iter().map(|s| s.skill.entry_json.clone()).collect(),
             skills,
             skill_index,
         };
         super::apps::check(&catalog)?;
         Ok(catalog)
+    }
+
+    /// The items' listings: serialized once, by the first list request
+    /// (start-up serves no list, so it does not serialize them).
+    pub(crate) fn listings(&self) -> &Listings {
+        self.listings.get_or_init(|| Listings {
+            tools: self.tools.iter().map(|t| to_json(&t.tool)).collect(),
+            tools_plain: match self.tools.iter().any(|t| t.ui.is_some()) {
+                true => self.tools.iter().map(|t| to_json(&t.plain_tool())).collect(),
+                false => Vec::new(),
+            },
+            resources: self.resources.iter().map(|r| to_json(&r.listing)).collect(),
+            templates: self.templates.iter().map(|r| to_json(&r.listing)).collect(),
+            prompts: self.prompts.iter().map(|p| to_json(&p.prompt)).collect(),
+        })
     }
 
     pub(crate) fn parts(&self) -> Parts {

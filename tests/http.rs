@@ -113,6 +113,17 @@ async fn slow(
 
 // ---------------------------------------------------------------- tests
 
+/// A tool whose schema may declare header parameters has it built and
+/// checked when the server is built; any other's waits for the first list
+/// or call that needs it.
+#[test]
+fn only_a_schema_that_may_declare_headers_is_built_at_start_up() {
+    use mcp_runtime::__private::RegisteredTool;
+    assert!(<region_echo as RegisteredTool>::DEF.check_schema);
+    assert!(!<echo as RegisteredTool>::DEF.check_schema);
+    assert!(!<whoami as RegisteredTool>::DEF.check_schema);
+}
+
 #[tokio::test]
 async fn get_and_delete_are_method_not_allowed() {
     let s = start().await;

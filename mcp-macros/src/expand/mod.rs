@@ -90,6 +90,12 @@ pub fn tool(tool: &Tool) -> TokenStream {
     );
     let keep_defs = tool.attr.keep_defs;
     let output = &tool.output;
+    // A schema that may declare header parameters is checked at start-up.
+    let check_schema = tool.params.iter().any(|p| match &p.kind {
+        ParamKind::Whole => true,
+        ParamKind::Argument { attrs, .. } => attrs.iter().any(|a| a.path().is_ident("schemars")),
+        ParamKind::Extractor => false,
+    });
 
     let mut fields = Vec::new();
     let mut specs = Vec::new();
@@ -258,6 +264,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                     open_world: #ow,
                 },
                 input_schema: __mcp_input_schema,
+                check_schema: #check_schema,
                 output_schema: __mcp_output_schema,
                 call: __mcp_call,
                 requires: &[#(#requires),*],

@@ -86,7 +86,7 @@ async fn request(server: &Server, id: i64, method: &str, params: Value) -> Resul
 /// Every tool: its name and description, its input and output schemas.
 fn tools(server: &Server) {
     for entry in &server.catalog().tools {
-        let tool = &entry.tool;
+        let tool = entry.tool();
         match &tool.description {
             Some(d) => println!("{} - {}", tool.name, d.lines().next().unwrap_or_default()),
             None => println!("{}", tool.name),

@@ -66,17 +66,18 @@ pub(crate) async fn call(
         }
         other => other,
     };
+    let wire = entry.wire();
     if check_headers {
         let headers = &ctx.scope.headers;
-        headers.check_params(&entry.header_params, args.map(RawValue::get))?;
+        headers.check_params(&wire.header_params, args.map(RawValue::get))?;
     }
     check_required(&entry.requires, ctx.client_capabilities())?;
-    if entry.constrained {
+    if wire.constrained {
         let given: serde_json::Value = match args {
             Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
             None => serde_json::Value::Object(Default::default()),
         };
-        if let Err(why) = crate::tools::validate::check(&entry.tool.input_schema, &given, "arguments") {
+        if let Err(why) = crate::tools::validate::check(&wire.tool.input_schema, &given, "arguments") {
             let text = format!("Invalid arguments for tool `{}`: {why}", params.name);
             return Ok(Outcome::Complete(ToolReply::Result(Box::new(
                 crate::tools::error_result(text),

@@ -134,7 +134,7 @@ impl<'a> Sight<'a> {
     }
 
     pub(crate) fn tool(&self, entry: &ToolEntry) -> bool {
-        self.sees(Item::Tool(&entry.tool.name), entry.visible.as_ref())
+        self.sees(Item::Tool(entry.name()), entry.visible.as_ref())
     }
 
     pub(crate) fn prompt(&self, entry: &PromptEntry) -> bool {

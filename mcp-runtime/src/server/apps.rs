@@ -195,12 +195,12 @@ pub(crate) fn check(catalog: &Catalog) -> Result<(), BuildError> {
         if !uri.starts_with(UI_SCHEME) {
             return Err(BuildError::InvalidApp(format!(
                 "tool `{}` links to `{uri}`: a view's URI starts with `ui://`",
-                entry.tool.name
+                entry.name()
             )));
         }
         if catalog.find_resource(uri).is_none() {
             return Err(BuildError::UnknownView {
-                tool: entry.tool.name.clone(),
+                tool: entry.name().to_owned(),
                 uri: uri.to_owned(),
             });
         }

@@ -407,7 +407,7 @@ impl ServerBuilder {
             if !parts
                 .tools
                 .iter()
-                .any(|e| e.tool.name == t.tool.name && e.location == t.location)
+                .any(|e| e.name() == t.name() && e.location == t.location)
             {
                 parts.tools.push(t);
             }

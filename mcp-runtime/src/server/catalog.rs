@@ -138,18 +138,22 @@ impl Catalog {
             mut prompts,
             mut skills,
         } = parts;
-        tools.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
         for t in &tools {
-            if !crate::tools::is_valid_name(&t.tool.name) {
-                return Err(BuildError::InvalidToolName(t.tool.name.clone()));
+            if !crate::tools::is_valid_name(t.name()) {
+                return Err(BuildError::InvalidToolName(t.name().to_owned()));
             }
-            if t.tool.input_schema.get("type").and_then(|v| v.as_str()) != Some("object") {
-                return Err(BuildError::InvalidInputSchema(t.tool.name.clone()));
+            if !t.checked_at_build() {
+                continue;
             }
-            crate::headers::check_declared(&t.tool.input_schema)
-                .map_err(|why| BuildError::InvalidHeaderParam(t.tool.name.clone(), why))?;
+            let schema = &t.tool().input_schema;
+            if schema.get("type").and_then(|v| v.as_str()) != Some("object") {
+                return Err(BuildError::InvalidInputSchema(t.name().to_owned()));
+            }
+            crate::headers::check_declared(schema)
+                .map_err(|why| BuildError::InvalidHeaderParam(t.name().to_owned(), why))?;
         }
-        let tool_index = index_by(&tools, |t| &t.tool.name, |t| t.location, "tool")?;
+        let tool_index = index_by(&tools, |t| t.name(), |t| t.location, "tool")?;
         let (mut templates, mut statics): (Vec<_>, Vec<_>) = resources.into_iter().partition(|r| r.template.is_some());
         statics.sort_by(|a, b| a.uri.cmp(&b.uri));
         templates.sort_by(|a, b| a.uri.cmp(&b.uri));
@@ -199,7 +203,7 @@ impl Catalog {
     /// (start-up serves no list, so it does not serialize them).
     pub(crate) fn listings(&self) -> &Listings {
         self.listings.get_or_init(|| Listings {
-            tools: self.tools.iter().map(|t| to_json(&t.tool)).collect(),
+            tools: self.tools.iter().map(|t| to_json(t.tool())).collect(),
             tools_plain: match self.tools.iter().any(|t| t.ui.is_some()) {
                 true => self.tools.iter().map(|t| to_json(&t.plain_tool())).collect(),
                 false => Vec::new(),

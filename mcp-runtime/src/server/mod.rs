@@ -250,7 +250,7 @@ impl Server {
 
     /// The names of the served tools, in list order.
     pub fn tool_names(&self) -> Vec<String> {
-        self.catalog().tools.iter().map(|t| t.tool.name.clone()).collect()
+        self.catalog().tools.iter().map(|t| t.name().to_owned()).collect()
     }
 
     /// The URIs of the served static resources, in list order.
@@ -293,7 +293,7 @@ impl Server {
             self.inner.limits.note_tool_rate();
         }
         self.update(ServerEvent::ToolsListChanged, |parts| {
-            parts.tools.retain(|t| t.tool.name != entry.tool.name);
+            parts.tools.retain(|t| t.name() != entry.name());
             parts.tools.push(entry);
             true
         })
@@ -325,7 +325,7 @@ impl Server {
     pub fn remove_tool(&self, name: &str) -> Result<bool, BuildError> {
         self.update(ServerEvent::ToolsListChanged, |parts| {
             let before = parts.tools.len();
-            parts.tools.retain(|t| t.tool.name != name);
+            parts.tools.retain(|t| t.name() != name);
             parts.tools.len() != before
         })
     }
@@ -388,7 +388,7 @@ impl Server {
         let mut changed = [false; 3];
         self.update_quiet(|parts| {
             let before = (parts.tools.len(), parts.prompts.len(), parts.resources.len());
-            parts.tools.retain(|t| !gone.tools.contains(&t.tool.name));
+            parts.tools.retain(|t| !gone.tools.iter().any(|g| g == t.name()));
             parts.prompts.retain(|p| !gone.prompts.contains(&p.prompt.name));
             parts.resources.retain(|r| !gone.resources.iter().any(|u| u == r.uri()));
             changed = [
@@ -478,7 +478,7 @@ impl Entries {
     /// Their names.
     pub(crate) fn names(&self) -> EntryNames {
         EntryNames {
-            tools: self.tools.iter().map(|t| t.tool.name.clone()).collect(),
+            tools: self.tools.iter().map(|t| t.name().to_owned()).collect(),
             prompts: self.prompts.iter().map(|p| p.prompt.name.clone()).collect(),
             resources: self.resources.iter().map(|r| r.uri().to_owned()).collect(),
         }

@@ -92,8 +92,8 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
     let hooks = &other.inner.visibility;
     for tool in &catalog.tools {
         let mut entry = tool.clone();
-        entry.visible = with_hooks(entry.visible.take(), hooks, as_tool, tool.tool.name.clone());
-        entry.tool.name = format!("{prefix}_{}", entry.tool.name);
+        entry.visible = with_hooks(entry.visible.take(), hooks, as_tool, tool.name().to_owned());
+        entry.rename(format!("{prefix}_{}", tool.name()));
         // Its view moves with the mounted resources.
         if let Some(view) = entry.ui.as_ref().and_then(|ui| ui.resource_uri.as_deref()) {
             if uris == MountUris::Prefixed {

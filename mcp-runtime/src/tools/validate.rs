@@ -22,7 +22,9 @@ const KEYWORDS: &[&str] = &[
 /// Whether a schema has any constraint this module checks (computed once per tool).
 pub(crate) fn has_constraints(schema: &Value) -> bool {
     match schema {
-        Value::Object(map) => KEYWORDS.iter().any(|k| map.contains_key(*k)) || map.values().any(has_constraints),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| KEYWORDS.contains(&k.as_str()) || has_constraints(v)),
         Value::Array(items) => items.iter().any(has_constraints),
         _ => false,
     }

@@ -11,7 +11,7 @@ use crate::tools::{validate, IntoToolResult};
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The future a tool handler returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Outcome<CallToolResult>, McpError>> + Send>>;
@@ -45,8 +45,13 @@ pub struct ToolDef {
     pub description: Option<&'static str>,
     /// Annotation hints.
     pub hints: AnnotationHints,
-    /// Builds the input schema (called once, at start-up).
+    /// Builds the input schema (called when the schema is first needed).
     pub input_schema: fn() -> serde_json::Value,
+    /// Whether the input schema may declare header parameters
+    /// (`#[header]`, `#[schemars(..)]` or `#[arguments]`): such a schema is
+    /// built and checked when the server is built, any other when a list or
+    /// a call first needs it.
+    pub check_schema: bool,
     /// Builds the output schema, if the return type has one.
     pub output_schema: fn() -> Option<serde_json::Value>,
     /// The erased handler.
@@ -100,16 +105,38 @@ impl ToolDef {
     }
 }
 
+/// A tool's wire definition and what is read off its input schema.
+#[derive(Debug, Clone)]
+pub(crate) struct Wire {
+    pub tool: Tool,
+    /// `x-mcp-header` parameters: (property, header name).
+    pub header_params: Vec<(String, String)>,
+    /// Whether the input schema has constraints serde does not check.
+    pub constrained: bool,
+}
+
+impl Wire {
+    fn of(tool: Tool) -> Wire {
+        Wire {
+            header_params: crate::headers::declared_params(&tool.input_schema),
+            constrained: validate::has_constraints(&tool.input_schema),
+            tool,
+        }
+    }
+}
+
 /// A tool as the router serves it: its wire definition and its handler.
 #[derive(Clone)]
 pub struct ToolEntry {
-    pub(crate) tool: Tool,
-    /// `x-mcp-header` parameters: (property, header name).
-    pub(crate) header_params: Vec<(String, String)>,
+    /// Its name (the wire definition's, which may not be built yet).
+    name: String,
+    /// The `#[tool]` descriptor the wire definition is built from.
+    def: Option<&'static ToolDef>,
+    /// The wire definition: a `#[tool]`'s is built when first needed (see
+    /// [`ToolDef::check_schema`]), a dynamic tool's is given.
+    wire: OnceLock<Wire>,
     /// Client capabilities the tool always needs.
     pub(crate) requires: Vec<ClientCapability>,
-    /// Whether the input schema has constraints serde does not check.
-    pub(crate) constrained: bool,
     /// Whether it runs as a task.
     pub(crate) task: TaskSupport,
     /// The OAuth scopes a caller needs.
@@ -122,7 +149,7 @@ pub struct ToolEntry {
     pub(crate) visible: Option<Predicate>,
     /// Calls per caller, when the tool has a rate of its own.
     pub(crate) rate_limit: Option<crate::limits::Rate>,
-    /// Its `_meta.ui` (MCP Apps), also written in `tool`'s `_meta`.
+    /// Its `_meta.ui` (MCP Apps), also written in the wire definition's `_meta`.
     pub(crate) ui: Option<UiToolMeta>,
     /// Whether its handler may answer with a task another server runs (a
     /// proxied tool whose upstream declares the tasks extension).
@@ -138,7 +165,7 @@ pub struct ToolEntry {
 impl std::fmt::Debug for ToolEntry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolEntry")
-            .field("tool", &self.tool)
+            .field("name", &self.name)
             .field("location", &self.location)
             .finish()
     }
@@ -148,27 +175,22 @@ impl ToolEntry {
     /// The entry of a registered `#[tool]` function.
     pub fn from_def(def: &'static ToolDef) -> Self {
         let call = def.call;
-        let tool = def.to_tool();
-        let entry = ToolEntry {
-            header_params: crate::headers::declared_params(&tool.input_schema),
+        ToolEntry {
+            name: def.name.to_owned(),
+            def: Some(def),
+            wire: OnceLock::new(),
             requires: def.requires.to_vec(),
             task: def.task,
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
-            constrained: validate::has_constraints(&tool.input_schema),
             timeout: def.timeout_ms.map(std::time::Duration::from_millis),
             concurrency: def.max_concurrency.map(places),
             visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
             rate_limit: def.rate_limit,
-            ui: None,
+            ui: def.ui.map(|ui| ui.to_meta()),
             relays_tasks: false,
             task_after: None,
-            tool,
             handler: Arc::new(move |args, ctx| call(args, ctx)),
             location: def.location,
-        };
-        match def.ui {
-            Some(ui) => entry.ui(ui.to_meta()),
-            None => entry,
         }
     }
 
@@ -221,18 +243,18 @@ impl ToolEntry {
             .and_then(|ui| serde_json::from_value(ui.clone()).ok());
         ToolEntry {
             ui,
-            header_params: crate::headers::declared_params(&tool.input_schema),
+            name: tool.name.clone(),
+            def: None,
+            wire: OnceLock::from(Wire::of(tool)),
             requires: Vec::new(),
             task: TaskSupport::NEVER,
             scopes: Vec::new(),
-            constrained: validate::has_constraints(&tool.input_schema),
             timeout: None,
             concurrency: None,
             visible: None,
             rate_limit: None,
             relays_tasks: false,
             task_after: None,
-            tool,
             handler,
             location: "dynamic",
         }
@@ -336,12 +358,9 @@ impl ToolEntry {
     /// # let _ = server;
     /// ```
     pub fn ui(mut self, ui: UiToolMeta) -> Self {
-        let meta = self.tool.meta.get_or_insert_with(Default::default);
-        meta.insert("ui".to_owned(), serde_json::to_value(&ui).unwrap_or_default());
-        match &ui.resource_uri {
-            Some(uri) => meta.insert(UI_RESOURCE_URI_META_KEY.to_owned(), uri.clone().into()),
-            None => meta.remove(UI_RESOURCE_URI_META_KEY),
-        };
+        if let Some(wire) = self.wire.get_mut() {
+            write_ui(&mut wire.tool, &ui);
+        }
         self.ui = Some(ui);
         self
     }
@@ -354,7 +373,7 @@ impl ToolEntry {
     /// The wire definition as a caller that does not render apps sees it:
     /// without `_meta.ui` and `_meta["ui/resourceUri"]`.
     pub(crate) fn plain_tool(&self) -> Tool {
-        let mut tool = self.tool.clone();
+        let mut tool = self.tool().clone();
         if let Some(meta) = tool.meta.as_mut() {
             meta.remove("ui");
             meta.remove(UI_RESOURCE_URI_META_KEY);
@@ -367,8 +386,51 @@ impl ToolEntry {
 
     /// The wire definition.
     pub fn tool(&self) -> &Tool {
-        &self.tool
+        &self.wire().tool
     }
+
+    /// The tool's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Renames the tool (a mounted server's, under its prefix).
+    pub(crate) fn rename(&mut self, name: String) {
+        if let Some(wire) = self.wire.get_mut() {
+            wire.tool.name.clone_from(&name);
+        }
+        self.name = name;
+    }
+
+    /// The wire definition and what its input schema declares, built by
+    /// the first caller that needs them.
+    pub(crate) fn wire(&self) -> &Wire {
+        self.wire.get_or_init(|| {
+            let mut tool = self.def.map(ToolDef::to_tool).unwrap_or_default();
+            tool.name.clone_from(&self.name);
+            if let Some(ui) = &self.ui {
+                write_ui(&mut tool, ui);
+            }
+            Wire::of(tool)
+        })
+    }
+
+    /// Whether building the server checks the input schema: a dynamic
+    /// tool's, and a `#[tool]`'s that may declare header parameters (the
+    /// others' are built by the macro as objects without them).
+    pub(crate) fn checked_at_build(&self) -> bool {
+        self.wire.get().is_some() || self.def.is_some_and(|d| d.check_schema)
+    }
+}
+
+/// Writes `_meta.ui`, and the deprecated `_meta["ui/resourceUri"]` beside it.
+fn write_ui(tool: &mut Tool, ui: &UiToolMeta) {
+    let meta = tool.meta.get_or_insert_with(Default::default);
+    meta.insert("ui".to_owned(), serde_json::to_value(ui).unwrap_or_default());
+    match &ui.resource_uri {
+        Some(uri) => meta.insert(UI_RESOURCE_URI_META_KEY.to_owned(), uri.clone().into()),
+        None => meta.remove(UI_RESOURCE_URI_META_KEY),
+    };
 }
 
 /// Implemented by the type-namespace twin `#[tool]` generates for each tool
@@ -384,4 +446,104 @@ fn places(n: u64) -> Arc<tokio::sync::Semaphore> {
         .unwrap_or(usize::MAX)
         .clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
     Arc::new(tokio::sync::Semaphore::new(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::catalog::{Catalog, Parts};
+    use crate::server::BuildError;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static BUILT: AtomicUsize = AtomicUsize::new(0);
+
+    fn counted_schema() -> serde_json::Value {
+        BUILT.fetch_add(1, Ordering::SeqCst);
+        serde_json::json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}})
+    }
+
+    fn header_schema() -> serde_json::Value {
+        serde_json::json!({"type": "object", "properties": {"n": {"type": "object", "x-mcp-header": "N"}}})
+    }
+
+    fn no_output() -> Option<serde_json::Value> {
+        None
+    }
+
+    fn answer(_: Option<&RawValue>, _: Context) -> ToolFuture {
+        Box::pin(std::future::ready(Ok(Outcome::Complete(CallToolResult::default()))))
+    }
+
+    const fn def(name: &'static str, input_schema: fn() -> serde_json::Value, check_schema: bool) -> ToolDef {
+        ToolDef {
+            name,
+            title: None,
+            description: None,
+            hints: AnnotationHints {
+                read_only: None,
+                destructive: None,
+                idempotent: None,
+                open_world: None,
+            },
+            input_schema,
+            check_schema,
+            output_schema: no_output,
+            call: answer,
+            requires: &[],
+            task: TaskSupport::NEVER,
+            scopes: &[],
+            timeout_ms: None,
+            max_concurrency: None,
+            rate_limit: None,
+            visible_if: None,
+            ui: None,
+            location: "tests",
+        }
+    }
+
+    static LAZY: ToolDef = def("lazy", counted_schema, false);
+    static RENAMED: ToolDef = def("renamed", header_schema, false);
+    static BAD_HEADER: ToolDef = def("bad_header", header_schema, true);
+
+    #[test]
+    fn a_tools_schema_is_built_by_the_first_list_not_by_building_the_server() {
+        let parts = Parts {
+            tools: vec![ToolEntry::from_def(&LAZY)],
+            ..Default::default()
+        };
+        let catalog = Catalog::build(parts).unwrap();
+        assert_eq!(BUILT.load(Ordering::SeqCst), 0, "building the catalog built the schema");
+        let listed = &catalog.listings().tools;
+        assert_eq!(BUILT.load(Ordering::SeqCst), 1);
+        assert!(listed[0].contains(r#""minimum":1"#), "{listed:?}");
+        let wire = catalog.tools[0].wire();
+        assert!(wire.constrained);
+        assert_eq!(BUILT.load(Ordering::SeqCst), 1, "the schema was built twice");
+    }
+
+    #[test]
+    fn a_renamed_tool_is_listed_under_its_new_name_whenever_its_definition_is_built() {
+        let mut unbuilt = ToolEntry::from_def(&RENAMED);
+        unbuilt.rename("mounted_lazy".into());
+        assert_eq!(unbuilt.tool().name, "mounted_lazy");
+        let mut built = ToolEntry::from_def(&RENAMED);
+        let _ = built.tool();
+        built.rename("mounted_lazy".into());
+        assert_eq!(
+            (built.name(), built.tool().name.as_str()),
+            ("mounted_lazy", "mounted_lazy")
+        );
+    }
+
+    #[test]
+    fn a_schema_that_may_declare_headers_is_checked_when_the_server_is_built() {
+        let parts = Parts {
+            tools: vec![ToolEntry::from_def(&BAD_HEADER)],
+            ..Default::default()
+        };
+        match Catalog::build(parts) {
+            Err(BuildError::InvalidHeaderParam(name, _)) => assert_eq!(name, "bad_header"),
+            other => panic!("expected InvalidHeaderParam, got {:?}", other.map(|_| ())),
+        }
+    }
 }

@@ -30,8 +30,8 @@ pub(crate) fn tool(catalog: &Catalog, name: &str, token: Option<&AccessToken>) -
     if token.is_none() {
         return Ok(());
     }
-    match catalog.tool_index.get(name) {
-        Some(&i) => check(token, &catalog.tools[i].scopes),
+    match catalog.tool_at(name) {
+        Some(i) => check(token, &catalog.tools[i].scopes),
         None => Ok(()),
     }
 }
@@ -41,8 +41,8 @@ pub(crate) fn prompt(catalog: &Catalog, name: &str, token: Option<&AccessToken>)
     if token.is_none() {
         return Ok(());
     }
-    match catalog.prompt_index.get(name) {
-        Some(&i) => check(token, &catalog.prompts[i].scopes),
+    match catalog.prompt_at(name) {
+        Some(i) => check(token, &catalog.prompts[i].scopes),
         None => Ok(()),
     }
 }

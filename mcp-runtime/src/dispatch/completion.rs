@@ -69,12 +69,11 @@ pub(crate) fn complete(
     let completers: &[Completer] = match &params.reference {
         Reference::Prompt { name } => {
             let i = catalog
-                .prompt_index
-                .get(name.as_str())
-                .filter(|&&i| sight.prompt(&catalog.prompts[i]))
+                .prompt_at(name)
+                .filter(|&i| sight.prompt(&catalog.prompts[i]))
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown prompt: {name}")))?;
             super::access::prompt(catalog, name, token)?;
-            &catalog.prompts[*i].completers
+            &catalog.prompts[i].completers
         }
         Reference::Resource { uri } => {
             let template = catalog

@@ -34,7 +34,7 @@ pub(crate) async fn get(
     shown: bool,
     ctx: Context,
 ) -> Result<Outcome<GetPromptResult>, McpError> {
-    let Some(&index) = catalog.prompt_index.get(params.name.as_str()).filter(|_| shown) else {
+    let Some(index) = catalog.prompt_at(&params.name).filter(|_| shown) else {
         return Err(McpError::invalid_params(format!("Unknown prompt: {}", params.name)));
     };
     let entry = &catalog.prompts[index];

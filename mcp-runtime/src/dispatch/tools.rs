@@ -55,7 +55,7 @@ pub(crate) async fn call(
     shown: bool,
     ctx: Context,
 ) -> Result<Outcome<ToolReply>, McpError> {
-    let Some(&index) = catalog.tool_index.get(params.name()).filter(|_| shown) else {
+    let Some(index) = catalog.tool_at(params.name()).filter(|_| shown) else {
         return Err(McpError::invalid_params(format!("Unknown tool: {}", params.name)));
     };
     let entry = &catalog.tools[index];
@@ -277,5 +277,5 @@ pub(crate) fn own_rate(server: &crate::server::Server, catalog: &Catalog, name: 
     if !server.inner.limits.tool_rates() {
         return None;
     }
-    catalog.tool_index.get(name).and_then(|&i| catalog.tools[i].rate_limit)
+    catalog.tool_at(name).and_then(|i| catalog.tools[i].rate_limit)
 }

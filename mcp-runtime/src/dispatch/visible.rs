@@ -158,20 +158,12 @@ impl<'a> Sight<'a> {
     /// Whether the tool `name` is shown: true for an unknown name too (the
     /// call reports it), false for a hidden one (the call reports it unknown).
     pub(crate) fn tool_named(&self, catalog: &Catalog, name: &str) -> bool {
-        !self.on()
-            || catalog
-                .tool_index
-                .get(name)
-                .is_none_or(|&i| self.tool(&catalog.tools[i]))
+        !self.on() || catalog.tool_at(name).is_none_or(|i| self.tool(&catalog.tools[i]))
     }
 
     /// Whether the prompt `name` is shown (as [`tool_named`](Self::tool_named)).
     pub(crate) fn prompt_named(&self, catalog: &Catalog, name: &str) -> bool {
-        !self.on()
-            || catalog
-                .prompt_index
-                .get(name)
-                .is_none_or(|&i| self.prompt(&catalog.prompts[i]))
+        !self.on() || catalog.prompt_at(name).is_none_or(|i| self.prompt(&catalog.prompts[i]))
     }
 
     /// The shown resource that serves `uri`, with the variables it binds.

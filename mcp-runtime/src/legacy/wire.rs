@@ -58,7 +58,7 @@ fn execution(tool: &mut serde_json::Map<String, Value>, catalog: &crate::server:
     let Some(name) = tool.get("name").and_then(Value::as_str) else {
         return;
     };
-    let Some(&i) = catalog.tool_index.get(name) else {
+    let Some(i) = catalog.tool_at(name) else {
         return;
     };
     let support = match catalog.tools[i].task.mode {

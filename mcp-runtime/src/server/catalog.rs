@@ -1,5 +1,6 @@
 //! The catalog: what a server serves (tools, static resources, templates,
-//! prompts), each sorted (the deterministic list order) with an index, and
+//! prompts), each sorted (the deterministic list order; tools and prompts
+//! are found in it by binary search, resources through an index), and
 //! each item's JSON serialized once, by the first list that needs it, so
 //! that list pages are written by concatenation. Read-only once built;
 //! swapped whole when the set changes.
@@ -43,9 +44,9 @@ impl Hasher for NameHasher {
 /// What is served, read-only once built: swapped whole when the set changes.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Catalog {
-    /// Tools sorted by name (a deterministic list order).
+    /// Tools sorted by name (a deterministic list order, and the order
+    /// [`tool_at`](Self::tool_at) searches), each name once.
     pub tools: Vec<ToolEntry>,
-    pub tool_index: Index,
     /// Static resources sorted by URI, then the skills' files (from
     /// `own_resources` on) in the skills' order.
     pub resources: Vec<ResourceEntry>,
@@ -54,9 +55,8 @@ pub(crate) struct Catalog {
     pub resource_index: Index,
     /// Resource templates sorted by template.
     pub templates: Vec<ResourceEntry>,
-    /// Prompts sorted by name.
+    /// Prompts sorted by name, each name once (as `tools`).
     pub prompts: Vec<PromptEntry>,
-    pub prompt_index: Index,
     /// The listings, serialized when a list first asks (see [`Catalog::listings`]).
     listings: OnceLock<Listings>,
     /// Skills sorted by the URI of their `SKILL.md` (the Skills extension).
@@ -97,24 +97,39 @@ fn index_by<T>(
     let mut index = Index::with_capacity_and_hasher(items.len(), Default::default());
     for (i, item) in items.iter().enumerate() {
         if let Some(prev) = index.insert(key(item).to_owned(), i) {
-            let (first, second) = (location(&items[prev]), location(item));
-            return Err(if kind == "tool" {
-                BuildError::DuplicateTool {
-                    name: key(item).to_owned(),
-                    first,
-                    second,
-                }
-            } else {
-                BuildError::Duplicate {
-                    kind,
-                    name: key(item).to_owned(),
-                    first,
-                    second,
-                }
-            });
+            return Err(duplicate(kind, key(item), location(&items[prev]), location(item)));
         }
     }
     Ok(index)
+}
+
+/// Checks that items sorted by `key` hold each key once (a repeated one
+/// is next to its twin); they are then found by binary search, with no
+/// index to build.
+fn unique_sorted<T>(
+    items: &[T],
+    key: impl Fn(&T) -> &str,
+    location: impl Fn(&T) -> &'static str,
+    kind: &'static str,
+) -> Result<(), BuildError> {
+    match items.windows(2).find(|pair| key(&pair[0]) == key(&pair[1])) {
+        Some(pair) => Err(duplicate(kind, key(&pair[1]), location(&pair[0]), location(&pair[1]))),
+        None => Ok(()),
+    }
+}
+
+fn duplicate(kind: &'static str, name: &str, first: &'static str, second: &'static str) -> BuildError {
+    let name = name.to_owned();
+    if kind == "tool" {
+        BuildError::DuplicateTool { name, first, second }
+    } else {
+        BuildError::Duplicate {
+            kind,
+            name,
+            first,
+            second,
+        }
+    }
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {
@@ -153,7 +168,7 @@ impl Catalog {
             crate::headers::check_declared(schema)
                 .map_err(|why| BuildError::InvalidHeaderParam(t.name().to_owned(), why))?;
         }
-        let tool_index = index_by(&tools, |t| t.name(), |t| t.location, "tool")?;
+        unique_sorted(&tools, |t| t.name(), |t| t.location, "tool")?;
         let (mut templates, mut statics): (Vec<_>, Vec<_>) = resources.into_iter().partition(|r| r.template.is_some());
         statics.sort_by(|a, b| a.uri.cmp(&b.uri));
         templates.sort_by(|a, b| a.uri.cmp(&b.uri));
@@ -166,7 +181,7 @@ impl Catalog {
         let resource_index = index_by(&statics, |r| &r.uri, |r| r.location, "resource")?;
         index_by(&templates, |r| &r.uri, |r| r.location, "resource template")?;
         prompts.sort_by(|a, b| a.prompt.name.cmp(&b.prompt.name));
-        let prompt_index = index_by(&prompts, |p| &p.prompt.name, |p| p.location, "prompt")?;
+        unique_sorted(&prompts, |p| &p.prompt.name, |p| p.location, "prompt")?;
         let has_tasks = tools
             .iter()
             .any(|t| t.task.mode != crate::tasks::TaskMode::Never || t.relays_tasks);
@@ -183,13 +198,11 @@ impl Catalog {
             has_predicates,
             has_scopes,
             tools,
-            tool_index,
             resources: statics,
             own_resources,
             resource_index,
             templates,
             prompts,
-            prompt_index,
             listings: OnceLock::new(),
             skills_json: skills.iter().map(|s| s.skill.entry_json.clone()).collect(),
             skills,
@@ -197,6 +210,16 @@ impl Catalog {
         };
         super::apps::check(&catalog)?;
         Ok(catalog)
+    }
+
+    /// The place of the tool `name` in `tools`.
+    pub(crate) fn tool_at(&self, name: &str) -> Option<usize> {
+        self.tools.binary_search_by(|t| t.name().cmp(name)).ok()
+    }
+
+    /// The place of the prompt `name` in `prompts`.
+    pub(crate) fn prompt_at(&self, name: &str) -> Option<usize> {
+        self.prompts.binary_search_by(|p| p.prompt.name.as_str().cmp(name)).ok()
     }
 
     /// The items' listings: serialized once, by the first list request
@@ -302,6 +325,72 @@ impl Catalog {
                 extensions
             }),
             ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Prompt, Tool};
+
+    fn tool(name: &str) -> ToolEntry {
+        let tool = Tool {
+            name: name.into(),
+            input_schema: serde_json::json!({"type": "object"}),
+            ..Default::default()
+        };
+        ToolEntry::dynamic(tool, |_args, _ctx| async { "ok" })
+    }
+
+    fn prompt(name: &str) -> PromptEntry {
+        let prompt = Prompt {
+            name: name.into(),
+            ..Default::default()
+        };
+        PromptEntry::dynamic(prompt, |_args, _ctx| async { String::from("ok") })
+    }
+
+    #[test]
+    fn tools_and_prompts_are_found_by_name_in_their_sorted_order() {
+        let parts = Parts {
+            tools: ["walk", "add", "search", "zip", "b"].into_iter().map(tool).collect(),
+            prompts: ["review", "explain"].into_iter().map(prompt).collect(),
+            ..Default::default()
+        };
+        let catalog = Catalog::build(parts).unwrap();
+        for name in ["add", "b", "search", "walk", "zip"] {
+            let at = catalog.tool_at(name).unwrap_or_else(|| panic!("{name} not found"));
+            assert_eq!(catalog.tools[at].name(), name);
+        }
+        assert_eq!(catalog.tool_at("a"), None);
+        assert_eq!(catalog.tool_at("zz"), None);
+        assert_eq!(
+            catalog
+                .prompt_at("review")
+                .map(|i| catalog.prompts[i].prompt.name.as_str()),
+            Some("review")
+        );
+        assert_eq!(catalog.prompt_at("walk"), None);
+    }
+
+    #[test]
+    fn a_name_given_twice_stops_the_build_wherever_it_sorts() {
+        let tools = Parts {
+            tools: ["m", "dup", "a", "dup"].into_iter().map(tool).collect(),
+            ..Default::default()
+        };
+        match Catalog::build(tools) {
+            Err(BuildError::DuplicateTool { name, .. }) => assert_eq!(name, "dup"),
+            other => panic!("expected DuplicateTool, got {:?}", other.map(|_| ())),
+        }
+        let prompts = Parts {
+            prompts: ["z", "a", "z"].into_iter().map(prompt).collect(),
+            ..Default::default()
+        };
+        match Catalog::build(prompts) {
+            Err(BuildError::Duplicate { kind, name, .. }) => assert_eq!((kind, name.as_str()), ("prompt", "z")),
+            other => panic!("expected Duplicate, got {:?}", other.map(|_| ())),
         }
     }
 }

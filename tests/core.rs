@@ -76,6 +76,18 @@ fn error_code(v: &Value) -> i64 {
         .unwrap_or_else(|| panic!("not an error: {v}"))
 }
 
+/// A `#[tool]`'s schemas are built when a list or a call first needs them,
+/// unless they may declare header parameters, which the server's build
+/// checks: a parameter of a type of the user's (whose schema may say so)
+/// makes the difference, a standard scalar or string does not.
+#[test]
+fn a_schema_is_built_at_start_up_only_when_it_may_declare_headers() {
+    use mcp_runtime::__private::RegisteredTool;
+    assert!(!<echo as RegisteredTool>::DEF.check_schema);
+    assert!(!<numbers as RegisteredTool>::DEF.check_schema);
+    assert!(<midpoint as RegisteredTool>::DEF.check_schema);
+}
+
 #[tokio::test]
 async fn malformed_json_is_a_parse_error_with_null_id_and_the_server_keeps_reading() {
     let mut c = client();

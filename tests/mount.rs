@@ -2,7 +2,8 @@
 //! server's tools and prompts as `prefix_name` and its resources under their
 //! URIs (or, with `MountUris::Prefixed`, under `scheme://prefix/...`), each
 //! with the mounted server's own state; instructions are merged; a clash is
-//! a start-up error naming both definitions.
+//! a start-up error naming both definitions, as is a header parameter that
+//! an argument's own type declares badly.
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
@@ -17,6 +18,17 @@ struct Crm {
 /// The billing side's data.
 struct Billing {
     currency: &'static str,
+}
+
+/// A tenant, sent as a header whose name is not a header token.
+#[mcp_runtime::schema]
+#[schemars(extend("x-mcp-header" = "Tenant Id"))]
+struct Tenant(String);
+
+/// Echoes the tenant: its schema comes from its type alone.
+#[tool]
+fn tenant_echo(tenant: Tenant) -> String {
+    tenant.0
 }
 
 /// Looks a customer up.
@@ -119,6 +131,11 @@ fn clashes_and_bad_prefixes_are_start_up_errors() {
     );
     let bad = Server::builder().empty().mount("bad prefix", &crm).build();
     assert_eq!(bad.unwrap_err(), BuildError::InvalidMountPrefix("bad prefix".into()));
+    let header = Server::builder().empty().tool::<tenant_echo>().build();
+    assert!(
+        matches!(&header, Err(BuildError::InvalidHeaderParam(name, _)) if name == "tenant_echo"),
+        "{header:?}"
+    );
 }
 
 #[tokio::test]

@@ -90,10 +90,15 @@ pub fn tool(tool: &Tool) -> TokenStream {
     );
     let keep_defs = tool.attr.keep_defs;
     let output = &tool.output;
-    // A schema that may declare header parameters is checked at start-up.
+    // A schema that may declare header parameters is checked at start-up:
+    // one with a parameter's schemars attribute (`#[header]` is one), the
+    // whole arguments object, or an argument whose type's own schema may
+    // carry an extension (anything but the standard scalars and strings).
     let check_schema = tool.params.iter().any(|p| match &p.kind {
         ParamKind::Whole => true,
-        ParamKind::Argument { attrs, .. } => attrs.iter().any(|a| a.path().is_ident("schemars")),
+        ParamKind::Argument { attrs, .. } => {
+            attrs.iter().any(|a| a.path().is_ident("schemars")) || !is_plain_type(&p.ty)
+        }
         ParamKind::Extractor => false,
     });
 
@@ -367,4 +372,30 @@ pub fn form(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         #input
         #impls
     })
+}
+
+/// Whether `ty` is a standard scalar or string, or an `Option`, `Vec` or
+/// reference of one: a type whose schema no user attribute can extend.
+fn is_plain_type(ty: &syn::Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "String", "str", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128",
+        "isize", "f32", "f64",
+    ];
+    match ty {
+        syn::Type::Reference(r) => is_plain_type(&r.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::None => SCALARS.iter().any(|s| last.ident == s),
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Option" || last.ident == "Vec" => args
+                    .args
+                    .iter()
+                    .all(|a| matches!(a, syn::GenericArgument::Type(t) if is_plain_type(t))),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }

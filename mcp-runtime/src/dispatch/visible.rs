@@ -118,11 +118,10 @@ impl<'a> Sight<'a> {
 
     /// The pre-serialized tools as this caller is listed them.
     pub(crate) fn tools_json<'c>(&self, catalog: &'c Catalog) -> &'c [String] {
-        let listings = catalog.listings();
-        if self.plain() && !listings.tools_plain.is_empty() {
-            &listings.tools_plain
+        if self.plain() {
+            catalog.tools_plain_json()
         } else {
-            &listings.tools
+            catalog.tools_json()
         }
     }
 

@@ -57,8 +57,8 @@ pub(crate) struct Catalog {
     pub templates: Vec<ResourceEntry>,
     /// Prompts sorted by name, each name once (as `tools`).
     pub prompts: Vec<PromptEntry>,
-    /// The listings, serialized when a list first asks (see [`Catalog::listings`]).
-    listings: OnceLock<Listings>,
+    /// Each kind's listing, serialized when a list of that kind first asks.
+    listings: Listings,
     /// Skills sorted by the URI of their `SKILL.md` (the Skills extension).
     pub skills: Vec<SkillPart>,
     /// The serialized entry of each skill, in the same order.
@@ -76,16 +76,17 @@ pub(crate) struct Catalog {
     pub has_apps: bool,
 }
 
-/// Each item's serialized JSON as a list shows it, in the catalog's order.
+/// Each item's serialized JSON as a list shows it, in the catalog's order,
+/// one cell per kind, so that a list of one kind builds no other's.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Listings {
-    pub tools: Vec<String>,
+struct Listings {
+    tools: OnceLock<Vec<String>>,
     /// The tools as callers that do not render apps see them (without
-    /// `_meta.ui`): empty unless some tool has a view (MCP Apps).
-    pub tools_plain: Vec<String>,
-    pub resources: Vec<String>,
-    pub templates: Vec<String>,
-    pub prompts: Vec<String>,
+    /// `_meta.ui`).
+    tools_plain: OnceLock<Vec<String>>,
+    resources: OnceLock<Vec<String>>,
+    templates: OnceLock<Vec<String>>,
+    prompts: OnceLock<Vec<String>>,
 }
 
 fn index_by<T>(
@@ -203,7 +204,7 @@ impl Catalog {
             resource_index,
             templates,
             prompts,
-            listings: OnceLock::new(),
+            listings: Listings::default(),
             skills_json: skills.iter().map(|s| s.skill.entry_json.clone()).collect(),
             skills,
             skill_index,
@@ -222,19 +223,45 @@ impl Catalog {
         self.prompts.binary_search_by(|p| p.prompt.name.as_str().cmp(name)).ok()
     }
 
-    /// The items' listings: serialized once, by the first list request
-    /// (start-up serves no list, so it does not serialize them).
-    pub(crate) fn listings(&self) -> &Listings {
-        self.listings.get_or_init(|| Listings {
-            tools: self.tools.iter().map(|t| to_json(t.tool())).collect(),
-            tools_plain: match self.tools.iter().any(|t| t.ui.is_some()) {
-                true => self.tools.iter().map(|t| to_json(&t.plain_tool())).collect(),
-                false => Vec::new(),
-            },
-            resources: self.resources.iter().map(|r| to_json(&r.listing)).collect(),
-            templates: self.templates.iter().map(|r| to_json(&r.listing)).collect(),
-            prompts: self.prompts.iter().map(|p| to_json(&p.prompt)).collect(),
-        })
+    /// The tools' listing (serialized once, by the first list that needs
+    /// it, as are the others), as callers that render apps see them.
+    pub(crate) fn tools_json(&self) -> &[String] {
+        self.listings
+            .tools
+            .get_or_init(|| self.tools.iter().map(|t| to_json(t.tool())).collect())
+    }
+
+    /// The tools' listing as callers that do not render apps see them
+    /// (without `_meta.ui`): the same as [`tools_json`](Self::tools_json)
+    /// unless some tool has a view.
+    pub(crate) fn tools_plain_json(&self) -> &[String] {
+        if !self.tools.iter().any(|t| t.ui.is_some()) {
+            return self.tools_json();
+        }
+        self.listings
+            .tools_plain
+            .get_or_init(|| self.tools.iter().map(|t| to_json(&t.plain_tool())).collect())
+    }
+
+    /// The static resources' listing.
+    pub(crate) fn resources_json(&self) -> &[String] {
+        self.listings
+            .resources
+            .get_or_init(|| self.resources.iter().map(|r| to_json(&r.listing)).collect())
+    }
+
+    /// The resource templates' listing.
+    pub(crate) fn templates_json(&self) -> &[String] {
+        self.listings
+            .templates
+            .get_or_init(|| self.templates.iter().map(|r| to_json(&r.listing)).collect())
+    }
+
+    /// The prompts' listing.
+    pub(crate) fn prompts_json(&self) -> &[String] {
+        self.listings
+            .prompts
+            .get_or_init(|| self.prompts.iter().map(|p| to_json(&p.prompt)).collect())
     }
 
     pub(crate) fn parts(&self) -> Parts {

@@ -47,10 +47,11 @@ pub struct ToolDef {
     pub hints: AnnotationHints,
     /// Builds the input schema (called when the schema is first needed).
     pub input_schema: fn() -> serde_json::Value,
-    /// Whether the input schema may declare header parameters
-    /// (`#[header]`, `#[schemars(..)]` or `#[arguments]`): such a schema is
-    /// built and checked when the server is built, any other when a list or
-    /// a call first needs it.
+    /// Whether the input schema may declare header parameters (`#[header]`,
+    /// `#[schemars(..)]`, `#[arguments]`, or an argument of a type other
+    /// than the standard scalars and strings): such a schema is built and
+    /// checked when the server is built, any other when a list or a call
+    /// first needs it.
     pub check_schema: bool,
     /// Builds the output schema, if the return type has one.
     pub output_schema: fn() -> Option<serde_json::Value>,
@@ -417,9 +418,11 @@ impl ToolEntry {
 
     /// Whether building the server checks the input schema: a dynamic
     /// tool's, and a `#[tool]`'s that may declare header parameters (the
-    /// others' are built by the macro as objects without them).
+    /// others' are built by the macro as objects without them). It depends
+    /// on where the entry comes from, not on whether its definition has
+    /// been built, so a rebuild after a list checks what the first build did.
     pub(crate) fn checked_at_build(&self) -> bool {
-        self.wire.get().is_some() || self.def.is_some_and(|d| d.check_schema)
+        self.def.is_none_or(|d| d.check_schema)
     }
 }
 
@@ -513,7 +516,7 @@ mod tests {
         };
         let catalog = Catalog::build(parts).unwrap();
         assert_eq!(BUILT.load(Ordering::SeqCst), 0, "building the catalog built the schema");
-        let listed = &catalog.listings().tools;
+        let listed = catalog.tools_json();
         assert_eq!(BUILT.load(Ordering::SeqCst), 1);
         assert!(listed[0].contains(r#""minimum":1"#), "{listed:?}");
         let wire = catalog.tools[0].wire();
@@ -533,6 +536,21 @@ mod tests {
             (built.name(), built.tool().name.as_str()),
             ("mounted_lazy", "mounted_lazy")
         );
+    }
+
+    #[test]
+    fn a_rebuild_after_a_list_checks_what_the_first_build_checked() {
+        // RENAMED's schema would fail the header check, which its
+        // descriptor says it need not pass: building its definition for a
+        // list must not make the next build check it.
+        let parts = Parts {
+            tools: vec![ToolEntry::from_def(&RENAMED)],
+            ..Default::default()
+        };
+        let catalog = Catalog::build(parts).unwrap();
+        let _ = catalog.tools_json();
+        assert!(catalog.tools[0].wire.get().is_some());
+        assert!(Catalog::build(catalog.parts()).is_ok());
     }
 
     #[test]

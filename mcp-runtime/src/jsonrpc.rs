@@ -365,34 +365,13 @@ pub fn encode_result_raw(id: &RequestId, result: &[u8]) -> Vec<u8> {
 }
 
 fn write_id(out: &mut Vec<u8>, id: &RequestId) {
-    match id {
-        RequestId::Number(n) => write_integer(out, *n),
-        RequestId::String(s) => {
-            // Serializing a String into a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut *out, s);
-        }
-    }
-}
-
-/// An integer's decimal digits, without the formatting machinery `write!`
-/// runs (every answer writes its id).
-fn write_integer(out: &mut Vec<u8>, n: i64) {
-    // 20 digits hold any u64.
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut rest = n.unsigned_abs();
-    for slot in digits.iter_mut().rev() {
-        *slot = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        start -= 1;
-        if rest == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        out.push(b'-');
-    }
-    out.extend_from_slice(&digits[start..]);
+    // serde_json writes an integer's digits itself (no `fmt` machinery,
+    // which every answer would otherwise run), and escapes a string.
+    // Serializing either into a Vec cannot fail.
+    let _ = match id {
+        RequestId::Number(n) => serde_json::to_writer(&mut *out, n),
+        RequestId::String(s) => serde_json::to_writer(&mut *out, s),
+    };
 }
 
 #[derive(Serialize)]
@@ -561,7 +540,7 @@ mod encode_tests {
         cases.extend((1..19).map(|p| -(10i64.pow(p)) + 1));
         for n in cases {
             let mut out = b"x".to_vec();
-            write_integer(&mut out, n);
+            write_id(&mut out, &RequestId::Number(n));
             assert_eq!(out, format!("x{n}").into_bytes(), "{n}");
         }
     }

@@ -22,6 +22,18 @@ macro_rules! boxed {
 }
 pub(crate) use boxed;
 
+/// A future boxed behind `dyn`, for the entry points a server binary or an
+/// embedder awaits (`cli::run`, the transports' `serve`).
+///
+/// An `async fn` of this crate is compiled where its future is polled. Had
+/// the entry points returned their futures unboxed, everything they poll
+/// (the transports, the dispatcher, every request's future) would be
+/// compiled again into each server binary, on each build of it: a megabyte
+/// of machine code for a one-tool server, and ten seconds of every release
+/// build. Boxed behind `dyn` in a function that is never inlined, it is
+/// compiled here, once.
+pub(crate) type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 #[cfg(test)]
 mod tests {
     #[tokio::test]

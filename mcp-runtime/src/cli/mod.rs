@@ -220,6 +220,18 @@ pub fn run_with_args(
     args: impl IntoIterator<Item = String>,
     configure: impl FnOnce(ServerBuilder) -> ServerBuilder,
 ) -> ExitCode {
+    run_erased(info, args.into_iter().collect(), Box::new(configure))
+}
+
+/// [`run_with_args`] with nothing generic left. Everything a server does from
+/// start-up to exit (the runtime, the transports, the dispatcher and every
+/// future they poll) is compiled here, in this crate, once: a generic body
+/// would be compiled again into every server binary, on every build of it.
+fn run_erased(
+    info: Implementation,
+    args: Vec<String>,
+    configure: Box<dyn FnOnce(ServerBuilder) -> ServerBuilder + '_>,
+) -> ExitCode {
     let name = info.name.clone();
     let parsed = take_serve_flags(args.into_iter()).and_then(|(args, flags)| {
         let command = parse_args(args)?;
@@ -630,8 +642,14 @@ fn http_config_from_env(allowed_hosts: Vec<String>) -> Result<crate::transport::
 
 /// Serves `server` as `command` says, until the transport ends; HTTP settings
 /// come from the environment (`MCP_ALLOWED_HOSTS`, `MCP_MAX_CONNECTIONS`...).
-pub async fn serve(server: Server, command: Command) -> std::io::Result<()> {
-    serve_with_hosts(server, command, Vec::new()).await
+pub fn serve(server: Server, command: Command) -> impl std::future::Future<Output = std::io::Result<()>> + Send {
+    serve_boxed(server, command)
+}
+
+/// [`serve`], compiled here (see [`crate::boxed::BoxFuture`]).
+#[inline(never)]
+fn serve_boxed(server: Server, command: Command) -> crate::boxed::BoxFuture<'static, std::io::Result<()>> {
+    Box::pin(serve_with_hosts(server, command, Vec::new()))
 }
 
 /// [`serve`], allowing these hosts too (`--allowed-host`).

@@ -3,6 +3,12 @@
 pub mod http;
 pub mod stdio;
 
+use std::future::Future;
+use std::pin::Pin;
+
+/// What [`stop_signal_installed`] gives: a future that completes on the stop signal.
+type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
+
 /// Completes when the process is asked to stop: SIGTERM (what container
 /// runtimes, systemd and Kubernetes send) or SIGINT (Ctrl-C) on Unix, and
 /// Ctrl-C (or Ctrl-Break) elsewhere.
@@ -49,11 +55,19 @@ pub async fn stop_signal() {
 /// http.serve_until(stop).await
 /// # }
 /// ```
-pub async fn stop_signal_installed() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
-    let mut stop = Box::pin(stop_signal());
-    let stopped =
-        std::future::poll_fn(|cx| std::task::Poll::Ready(std::future::Future::poll(stop.as_mut(), cx).is_ready()))
-            .await;
+pub fn stop_signal_installed() -> impl Future<Output = Pin<Box<dyn Future<Output = ()> + Send>>> + Send {
+    install_stop_signal()
+}
+
+/// [`stop_signal_installed`], compiled here (see [`crate::boxed::BoxFuture`]).
+#[inline(never)]
+fn install_stop_signal() -> crate::boxed::BoxFuture<'static, Stop> {
+    Box::pin(installed())
+}
+
+async fn installed() -> Stop {
+    let mut stop: Stop = Box::pin(stop_signal());
+    let stopped = std::future::poll_fn(|cx| std::task::Poll::Ready(stop.as_mut().poll(cx).is_ready())).await;
     if stopped {
         Box::pin(std::future::ready(()))
     } else {

@@ -87,7 +87,24 @@ impl HttpServer {
     /// that does not send a complete request head within
     /// [`HttpConfig::header_read_timeout`] or stays idle longer than
     /// [`HttpConfig::idle_timeout`] is closed.
-    pub async fn serve_until(self, shutdown: impl Future<Output = ()>) -> std::io::Result<()> {
+    ///
+    /// The serving itself is compiled in this crate, not in the caller's:
+    /// `shutdown` is boxed, and so is the future returned.
+    pub fn serve_until<'a>(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'a,
+    ) -> impl Future<Output = std::io::Result<()>> + Send + 'a {
+        self.serve_boxed(Box::pin(shutdown))
+    }
+
+    /// [`HttpServer::serve_until`] with nothing generic: never inlined into
+    /// the caller, so the future it boxes is compiled here.
+    #[inline(never)]
+    fn serve_boxed<'a>(self, shutdown: Shutdown<'a>) -> crate::boxed::BoxFuture<'a, std::io::Result<()>> {
+        Box::pin(self.run_until(shutdown))
+    }
+
+    async fn run_until(self, shutdown: Shutdown<'_>) -> std::io::Result<()> {
         let HttpServer { listener, service } = self;
         let stop = Stop::default();
         let config = &service.config;
@@ -149,11 +166,22 @@ impl HttpServer {
     /// Unix, Ctrl-C elsewhere), then stops gracefully (see
     /// [`HttpServer::serve_until`]). The signal handlers are in place
     /// before the first connection is accepted.
-    pub async fn serve(self) -> std::io::Result<()> {
-        let stop = super::super::stop_signal_installed().await;
-        self.serve_until(stop).await
+    pub fn serve(self) -> impl Future<Output = std::io::Result<()>> + Send {
+        self.serve_on_signal()
+    }
+
+    /// [`HttpServer::serve`], compiled here (see [`crate::boxed::BoxFuture`]).
+    #[inline(never)]
+    fn serve_on_signal(self) -> crate::boxed::BoxFuture<'static, std::io::Result<()>> {
+        Box::pin(async move {
+            let stop = super::super::stop_signal_installed().await;
+            self.run_until(stop).await
+        })
     }
 }
+
+/// What stops [`HttpServer::serve_until`], boxed.
+type Shutdown<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// Aborts a task when dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

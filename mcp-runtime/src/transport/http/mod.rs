@@ -624,9 +624,17 @@ where
 
 /// Binds `addr` and serves the MCP endpoint at `/mcp` until the process is
 /// asked to stop (see [`HttpServer::serve`]).
-pub async fn serve(server: Server, addr: &str) -> std::io::Result<()> {
-    let http = HttpServer::bind(server, addr, HttpConfig::default()).await?;
-    let local = http.local_addr()?;
-    tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
-    http.serve().await
+pub fn serve<'a>(server: Server, addr: &'a str) -> impl Future<Output = std::io::Result<()>> + Send + 'a {
+    serve_at(server, addr)
+}
+
+/// [`serve`], compiled here (see [`crate::boxed::BoxFuture`]).
+#[inline(never)]
+fn serve_at(server: Server, addr: &str) -> crate::boxed::BoxFuture<'_, std::io::Result<()>> {
+    Box::pin(async move {
+        let http = HttpServer::bind(server, addr, HttpConfig::default()).await?;
+        let local = http.local_addr()?;
+        tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
+        http.serve().await
+    })
 }

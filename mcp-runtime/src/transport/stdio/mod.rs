@@ -28,12 +28,20 @@ mod pipe;
 /// When stdin and stdout are pipes or sockets (the way hosts spawn servers)
 /// they are read and written non-blocking through the reactor; otherwise
 /// (a terminal, a file) through tokio's blocking stdin and stdout.
-pub async fn serve(server: Server) -> std::io::Result<()> {
-    #[cfg(unix)]
-    if let (Some(input), Some(output)) = (pipe::Pipe::stdin(), pipe::Pipe::stdout()) {
-        return serve_io(server, input, output).await;
-    }
-    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+pub fn serve(server: Server) -> impl std::future::Future<Output = std::io::Result<()>> + Send {
+    serve_std(server)
+}
+
+/// [`serve`], compiled here (see [`crate::boxed::BoxFuture`]).
+#[inline(never)]
+fn serve_std(server: Server) -> crate::boxed::BoxFuture<'static, std::io::Result<()>> {
+    Box::pin(async move {
+        #[cfg(unix)]
+        if let (Some(input), Some(output)) = (pipe::Pipe::stdin(), pipe::Pipe::stdout()) {
+            return serve_io(server, input, output).await;
+        }
+        serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+    })
 }
 
 /// Serves any byte stream pair as stdio (for tests and embedding).

@@ -32,6 +32,7 @@ pub const MAX_TOOL_NAME: usize = 128;
 /// assert!(!mcp_runtime_grammar::is_valid_tool_name("has space"));
 /// assert!(!mcp_runtime_grammar::is_valid_tool_name(""));
 /// ```
+#[inline]
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=MAX_TOOL_NAME).contains(&name.len())
         && name

@@ -24,6 +24,7 @@ use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng, Payload};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The one message every rejected `requestState` gets.
@@ -88,7 +89,7 @@ pub struct Sealed {
 /// rounds in flight).
 #[derive(Clone)]
 pub struct Sealer {
-    keys: Vec<XChaCha20Poly1305>,
+    keys: Keys,
     ttl: Duration,
     /// The name of the server whose states these are (bound in the
     /// associated data), so that two servers sharing keys do not open each
@@ -99,10 +100,41 @@ pub struct Sealer {
 impl std::fmt::Debug for Sealer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sealer")
-            .field("keys", &self.keys.len())
+            .field("keys", &self.keys.opening().len())
             .field("ttl", &self.ttl)
             .field("server", &self.server)
             .finish()
+    }
+}
+
+/// The keys a [`Sealer`] seals and opens with.
+#[derive(Clone)]
+enum Keys {
+    /// Configured, newest first (never empty).
+    Given(Vec<XChaCha20Poly1305>),
+    /// None configured: one is made at the first seal, not at start-up (a
+    /// server that never asks pays nothing for it), and the sealer's clones
+    /// share it. Until then nothing was sealed, so nothing opens.
+    Ephemeral(Arc<OnceLock<XChaCha20Poly1305>>),
+}
+
+impl Keys {
+    /// The key new states are sealed with.
+    fn sealing(&self) -> Option<&XChaCha20Poly1305> {
+        match self {
+            Keys::Given(keys) => keys.first(),
+            Keys::Ephemeral(key) => {
+                Some(key.get_or_init(|| XChaCha20Poly1305::new(&XChaCha20Poly1305::generate_key(&mut OsRng))))
+            }
+        }
+    }
+
+    /// The keys a state may have been sealed with.
+    fn opening(&self) -> &[XChaCha20Poly1305] {
+        match self {
+            Keys::Given(keys) => keys,
+            Keys::Ephemeral(key) => key.get().map(std::slice::from_ref).unwrap_or_default(),
+        }
     }
 }
 
@@ -189,17 +221,19 @@ pub fn parse_keys(text: &str) -> Result<Vec<[u8; 32]>, KeyError> {
 
 impl Sealer {
     /// A sealer with these keys (newest first) and state lifetime.
-    /// With no keys, one is generated: rounds then work on this process only.
+    /// With no keys, one is generated when the first state is sealed: rounds
+    /// then work on this process only.
     pub fn new(keys: &[[u8; 32]], ttl: Duration) -> Self {
-        let mut ciphers: Vec<XChaCha20Poly1305> = keys
-            .iter()
-            .map(|k| XChaCha20Poly1305::new(Key::from_slice(k)))
-            .collect();
-        if ciphers.is_empty() {
-            ciphers.push(XChaCha20Poly1305::new(&XChaCha20Poly1305::generate_key(&mut OsRng)));
-        }
+        let keys = match keys {
+            [] => Keys::Ephemeral(Arc::default()),
+            keys => Keys::Given(
+                keys.iter()
+                    .map(|k| XChaCha20Poly1305::new(Key::from_slice(k)))
+                    .collect(),
+            ),
+        };
         Sealer {
-            keys: ciphers,
+            keys,
             ttl,
             server: String::new(),
         }
@@ -235,7 +269,9 @@ impl Sealer {
         let plaintext = serde_json::to_vec(&contents).ok()?;
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
         let aad = associated_data(&self.server, binding);
-        let ciphertext = self.keys[0]
+        let ciphertext = self
+            .keys
+            .sealing()?
             .encrypt(
                 &nonce,
                 Payload {
@@ -263,7 +299,7 @@ impl Sealer {
         }
         let nonce = XNonce::from_slice(&raw[1..1 + NONCE_LEN]);
         let aad = associated_data(&self.server, binding);
-        let plaintext = self.keys.iter().find_map(|k| {
+        let plaintext = self.keys.opening().iter().find_map(|k| {
             k.decrypt(
                 nonce,
                 Payload {
@@ -353,6 +389,28 @@ mod tests {
         assert!(Sealer::new(&[[2; 32]], Duration::from_secs(60))
             .open(&sealed, &b)
             .is_none());
+    }
+
+    #[test]
+    fn a_generated_key_is_made_at_the_first_seal_and_shared_by_clones() {
+        let s = Sealer::new(&[], Duration::from_secs(60));
+        assert!(s.keys.opening().is_empty(), "no key before the first seal");
+        let args = serde_json::json!({});
+        let b = binding(&args, None);
+        let clone = s.clone();
+        let sealed = s.seal(contents(), &b).unwrap();
+        assert_eq!(s.keys.opening().len(), 1);
+        assert!(
+            clone.open(&sealed, &b).is_some(),
+            "a clone opens what the sealer sealed"
+        );
+        let from_clone = clone.seal(contents(), &b).unwrap();
+        assert!(s.open(&from_clone, &b).is_some(), "and the other way round");
+        // Another sealer without keys makes a key of its own.
+        let other = Sealer::new(&[], Duration::from_secs(60));
+        assert!(other.open(&sealed, &b).is_none());
+        assert!(other.seal(contents(), &b).is_some());
+        assert!(other.open(&sealed, &b).is_none());
     }
 
     #[test]

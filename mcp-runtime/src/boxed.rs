@@ -23,7 +23,8 @@ macro_rules! boxed {
 pub(crate) use boxed;
 
 /// A future boxed behind `dyn`, for the entry points a server binary or an
-/// embedder awaits (`cli::run`, the transports' `serve`).
+/// embedder awaits (the transports' `serve`, `HttpServer::bind` and
+/// `serve_until`, the test client's requests).
 ///
 /// An `async fn` of this crate is compiled where its future is polled. Had
 /// the entry points returned their futures unboxed, everything they poll

@@ -33,7 +33,7 @@
 //! ```
 
 use crate::calls::{error_of, Calls};
-use crate::dispatch::{handle_request, Scope};
+use crate::dispatch::{handle_request, Reply, Scope};
 use crate::error::McpError;
 use crate::jsonrpc::{self, Message};
 use crate::protocol::{
@@ -120,6 +120,32 @@ impl std::fmt::Debug for TestClient {
             .field("rounds", &self.rounds())
             .finish_non_exhaustive()
     }
+}
+
+// The test client's methods are compiled in the test's crate, where they are
+// polled: the dispatcher's futures they wait for are boxed, or spawned, here,
+// so that they are compiled with this crate (see `crate::boxed::BoxFuture`).
+
+/// One request's future, boxed here.
+#[inline(never)]
+fn request_boxed<'a>(
+    server: &'a Server,
+    request: &'a jsonrpc::Request,
+    scope: Scope,
+) -> crate::boxed::BoxFuture<'a, Reply> {
+    Box::pin(handle_request(server, request, scope))
+}
+
+/// One request, on a task of its own.
+#[inline(never)]
+fn spawn_request(server: Server, request: jsonrpc::Request, scope: Scope) -> tokio::task::JoinHandle<Reply> {
+    tokio::spawn(async move { handle_request(&server, &request, scope).await })
+}
+
+/// A 2025-11-25 session's server side, over in-memory streams, on a task of its own.
+#[inline(never)]
+fn spawn_stdio(server: Server, reader: tokio::io::DuplexStream, writer: tokio::io::DuplexStream) {
+    tokio::spawn(crate::transport::stdio::serve_io(server, reader, writer));
 }
 
 /// Adds a notification to the captured ones and wakes the waiters.
@@ -275,7 +301,7 @@ impl TestClient {
             ..Scope::default()
         };
         let server = self.server.clone();
-        let mut stream = tokio::spawn(async move { handle_request(&server, &request, scope).await });
+        let mut stream = spawn_request(server, request, scope);
         // The acknowledgement comes first; anything else means no stream.
         let first = tokio::select! {
             note = notes.recv() => note,
@@ -424,7 +450,7 @@ impl TestClient {
             principal: self.principal.clone(),
             ..Scope::default()
         };
-        let reply = handle_request(&self.server, &request, scope).await;
+        let reply = request_boxed(&self.server, &request, scope).await;
         for note in notes.drain() {
             if let Ok(v) = serde_json::from_slice(&note) {
                 self.capture(v);
@@ -503,11 +529,7 @@ impl TestClient {
     async fn open_legacy(&self) -> Result<Legacy, McpError> {
         let (client_w, server_r) = tokio::io::duplex(1 << 20);
         let (server_w, client_r) = tokio::io::duplex(1 << 20);
-        tokio::spawn(crate::transport::stdio::serve_io(
-            self.server.clone(),
-            server_r,
-            server_w,
-        ));
+        spawn_stdio(self.server.clone(), server_r, server_w);
         let mut session = Legacy {
             to_server: client_w,
             from_server: tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(client_r)),

@@ -227,6 +227,7 @@ pub fn run_with_args(
 /// start-up to exit (the runtime, the transports, the dispatcher and every
 /// future they poll) is compiled here, in this crate, once: a generic body
 /// would be compiled again into every server binary, on every build of it.
+#[inline(never)]
 fn run_erased(
     info: Implementation,
     args: Vec<String>,

@@ -100,7 +100,7 @@ pub struct Sealer {
 impl std::fmt::Debug for Sealer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sealer")
-            .field("keys", &self.keys.opening().len())
+            .field("keys", &self.keys)
             .field("ttl", &self.ttl)
             .field("server", &self.server)
             .finish()
@@ -116,6 +116,18 @@ enum Keys {
     /// server that never asks pays nothing for it), and the sealer's clones
     /// share it. Until then nothing was sealed, so nothing opens.
     Ephemeral(Arc<OnceLock<XChaCha20Poly1305>>),
+}
+
+impl std::fmt::Debug for Keys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Keys::Given(keys) => write!(f, "{} given", keys.len()),
+            Keys::Ephemeral(key) => match key.get() {
+                Some(_) => f.write_str("generated"),
+                None => f.write_str("generated at the first seal"),
+            },
+        }
+    }
 }
 
 impl Keys {

@@ -37,7 +37,25 @@ impl HttpServer {
     /// Binds `addr`. A loopback address keeps the loopback-only host policy;
     /// any other address accepts the configured hosts (or, when none is
     /// configured, any `Host`, while an `Origin` must still be loopback).
-    pub async fn bind(server: Server, addr: &str, mut config: HttpConfig) -> std::io::Result<Self> {
+    pub fn bind(
+        server: Server,
+        addr: &str,
+        config: HttpConfig,
+    ) -> impl Future<Output = std::io::Result<Self>> + Send + '_ {
+        Self::bind_boxed(server, addr, config)
+    }
+
+    /// [`HttpServer::bind`], compiled here (see [`crate::boxed::BoxFuture`]).
+    #[inline(never)]
+    fn bind_boxed(
+        server: Server,
+        addr: &str,
+        config: HttpConfig,
+    ) -> crate::boxed::BoxFuture<'_, std::io::Result<Self>> {
+        Box::pin(Self::bind_in(server, addr, config))
+    }
+
+    async fn bind_in(server: Server, addr: &str, mut config: HttpConfig) -> std::io::Result<Self> {
         let listener = TcpListener::bind(addr).await?;
         let local = listener.local_addr()?;
         if !local.ip().is_loopback() && config.hosts.allowed_hosts.is_empty() {

@@ -504,16 +504,21 @@ mod tests {
         }
     }
 
+    /// Catalog parts holding this one tool.
+    fn one_tool(def: &'static ToolDef) -> Parts {
+        Parts {
+            tools: vec![ToolEntry::from_def(def)],
+            ..Default::default()
+        }
+    }
+
     static LAZY: ToolDef = def("lazy", counted_schema, false);
     static RENAMED: ToolDef = def("renamed", header_schema, false);
     static BAD_HEADER: ToolDef = def("bad_header", header_schema, true);
 
     #[test]
     fn a_tools_schema_is_built_by_the_first_list_not_by_building_the_server() {
-        let parts = Parts {
-            tools: vec![ToolEntry::from_def(&LAZY)],
-            ..Default::default()
-        };
+        let parts = one_tool(&LAZY);
         let catalog = Catalog::build(parts).unwrap();
         assert_eq!(BUILT.load(Ordering::SeqCst), 0, "building the catalog built the schema");
         let listed = catalog.tools_json();
@@ -543,10 +548,7 @@ mod tests {
         // RENAMED's schema would fail the header check, which its
         // descriptor says it need not pass: building its definition for a
         // list must not make the next build check it.
-        let parts = Parts {
-            tools: vec![ToolEntry::from_def(&RENAMED)],
-            ..Default::default()
-        };
+        let parts = one_tool(&RENAMED);
         let catalog = Catalog::build(parts).unwrap();
         let _ = catalog.tools_json();
         assert!(catalog.tools[0].wire.get().is_some());
@@ -555,10 +557,7 @@ mod tests {
 
     #[test]
     fn a_schema_that_may_declare_headers_is_checked_when_the_server_is_built() {
-        let parts = Parts {
-            tools: vec![ToolEntry::from_def(&BAD_HEADER)],
-            ..Default::default()
-        };
+        let parts = one_tool(&BAD_HEADER);
         match Catalog::build(parts) {
             Err(BuildError::InvalidHeaderParam(name, _)) => assert_eq!(name, "bad_header"),
             other => panic!("expected InvalidHeaderParam, got {:?}", other.map(|_| ())),

@@ -3,11 +3,9 @@
 pub mod http;
 pub mod stdio;
 
+use crate::boxed::BoxFuture;
 use std::future::Future;
 use std::pin::Pin;
-
-/// What [`stop_signal_installed`] gives: a future that completes on the stop signal.
-type Stop = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Completes when the process is asked to stop: SIGTERM (what container
 /// runtimes, systemd and Kubernetes send) or SIGINT (Ctrl-C) on Unix, and
@@ -61,12 +59,12 @@ pub fn stop_signal_installed() -> impl Future<Output = Pin<Box<dyn Future<Output
 
 /// [`stop_signal_installed`], compiled here (see [`crate::boxed::BoxFuture`]).
 #[inline(never)]
-fn install_stop_signal() -> crate::boxed::BoxFuture<'static, Stop> {
+fn install_stop_signal() -> BoxFuture<'static, BoxFuture<'static, ()>> {
     Box::pin(installed())
 }
 
-async fn installed() -> Stop {
-    let mut stop: Stop = Box::pin(stop_signal());
+async fn installed() -> BoxFuture<'static, ()> {
+    let mut stop: BoxFuture<'static, ()> = Box::pin(stop_signal());
     let stopped = std::future::poll_fn(|cx| std::task::Poll::Ready(stop.as_mut().poll(cx).is_ready())).await;
     if stopped {
         Box::pin(std::future::ready(()))

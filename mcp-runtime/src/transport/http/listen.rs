@@ -6,6 +6,7 @@ use super::body::McpBody;
 use super::conns::{Activity, Closed, Connections, Limits, Metered, RefusalLog, Refusing, Slot};
 use super::stop::{Stop, Stopping, Watch};
 use super::{status, HttpConfig, McpService};
+use crate::boxed::BoxFuture;
 use crate::server::Server;
 use bytes::Bytes;
 use http::{Request, StatusCode};
@@ -47,11 +48,7 @@ impl HttpServer {
 
     /// [`HttpServer::bind`], compiled here (see [`crate::boxed::BoxFuture`]).
     #[inline(never)]
-    fn bind_boxed(
-        server: Server,
-        addr: &str,
-        config: HttpConfig,
-    ) -> crate::boxed::BoxFuture<'_, std::io::Result<Self>> {
+    fn bind_boxed(server: Server, addr: &str, config: HttpConfig) -> BoxFuture<'_, std::io::Result<Self>> {
         Box::pin(Self::bind_in(server, addr, config))
     }
 
@@ -118,11 +115,11 @@ impl HttpServer {
     /// [`HttpServer::serve_until`] with nothing generic: never inlined into
     /// the caller, so the future it boxes is compiled here.
     #[inline(never)]
-    fn serve_boxed<'a>(self, shutdown: Shutdown<'a>) -> crate::boxed::BoxFuture<'a, std::io::Result<()>> {
+    fn serve_boxed<'a>(self, shutdown: BoxFuture<'a, ()>) -> BoxFuture<'a, std::io::Result<()>> {
         Box::pin(self.run_until(shutdown))
     }
 
-    async fn run_until(self, shutdown: Shutdown<'_>) -> std::io::Result<()> {
+    async fn run_until(self, shutdown: BoxFuture<'_, ()>) -> std::io::Result<()> {
         let HttpServer { listener, service } = self;
         let stop = Stop::default();
         let config = &service.config;
@@ -190,16 +187,13 @@ impl HttpServer {
 
     /// [`HttpServer::serve`], compiled here (see [`crate::boxed::BoxFuture`]).
     #[inline(never)]
-    fn serve_on_signal(self) -> crate::boxed::BoxFuture<'static, std::io::Result<()>> {
+    fn serve_on_signal(self) -> BoxFuture<'static, std::io::Result<()>> {
         Box::pin(async move {
             let stop = super::super::stop_signal_installed().await;
             self.run_until(stop).await
         })
     }
 }
-
-/// What stops [`HttpServer::serve_until`], boxed.
-type Shutdown<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// Aborts a task when dropped.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

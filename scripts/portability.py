@@ -7,7 +7,8 @@ be installed), so the check works from what cargo resolves: for each target
 triple, `cargo tree --all-features --target T` lists mcp-runtime's direct
 dependencies (optional ones too: a feature's crates must resolve everywhere), and
 the source says which crates the code uses (`name::` paths). A file behind
-`#[cfg(unix)] mod x;` (or `windows`) may use crates only that platform has.
+`#[cfg(unix)] mod x;` (or `windows`, or `target_os = "linux"`, counted as Unix)
+may use crates only that platform has.
 
 usage: python3 scripts/portability.py
 """
@@ -40,10 +41,12 @@ def dependencies():
 def gated_files():
     """Files of modules declared behind a platform cfg: path -> platform."""
     gated = {}
-    decl = re.compile(r"#\[cfg\((unix|windows)\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+    decl = re.compile(r'#\[cfg\((unix|windows|target_os = "linux")\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;')
     for f in SRC.rglob("*.rs"):
         text = f.read_text()
         for platform, name in decl.findall(text):
+            # Linux-only is counted among the Unix files: its crates must be there.
+            platform = "unix" if platform.startswith("target_os") else platform
             base = f.parent if f.name in ("mod.rs", "lib.rs") else f.parent / f.stem
             for cand in (base / f"{name}.rs", base / name / "mod.rs"):
                 if cand.exists():

@@ -4,6 +4,7 @@
 
 use super::body::McpBody;
 use super::conns::{Activity, Closed, Connections, Limits, Metered, RefusalLog, Refusing, Slot};
+use super::handshakes;
 use super::stop::{Stop, Stopping, Watch};
 use super::{status, HttpConfig, McpService};
 use crate::boxed::BoxFuture;
@@ -91,7 +92,11 @@ impl HttpServer {
     /// closed or the grace period is over.
     ///
     /// Connections the kernel had completed before the stop (waiting in the
-    /// accept queue) are still served, and an idle connection stays open for
+    /// accept queue) are still served; on Linux the listener first ignores new
+    /// connection requests and, for a millisecond, takes in the handshakes
+    /// already under way, so that its close resets none (a client that asked
+    /// meanwhile finds the port closed when it asks again, a second later).
+    /// An idle connection stays open for
     /// half a second after the stop, closing after its next request if one
     /// comes: behind a load balancer that keeps connections alive, a replica
     /// restarted this way fails no request.
@@ -156,7 +161,7 @@ impl HttpServer {
         }
         // Closing the listener resets the connections still in its queue,
         // after their clients may have sent a request: take them in first.
-        drain(listener, &mut open, &service, &stop, &mut gate);
+        drain(listener, &mut open, &service, &stop, &mut gate).await;
         let grace = service.config.shutdown_grace;
         tracing::info!("stopping: no new connections; waiting up to {grace:?} for requests in flight");
         service.server.shutdown();
@@ -258,8 +263,12 @@ impl Gate {
 /// Serves every connection waiting in the listener's queue, then closes
 /// the listener. The kernel is asked directly until its queue is empty: the
 /// reactor may not have reported the newest connections yet, and closing
-/// the listener would reset them.
-fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, stop: &Stop, gate: &mut Gate) {
+/// the listener would reset them. Where new connection requests can be
+/// ignored first (Linux, [`handshakes::ignore_new`]), the queue is asked
+/// again after [`HANDSHAKE_WAIT`], so that the handshakes under way complete
+/// into it rather than in the moment between the last look and the close;
+/// elsewhere one completed in that moment is reset.
+async fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, stop: &Stop, gate: &mut Gate) {
     let listener = match listener.into_std() {
         Ok(listener) => listener,
         Err(e) => {
@@ -267,6 +276,38 @@ fn drain(listener: TcpListener, open: &mut JoinSet<()>, service: &McpService, st
             return;
         }
     };
+    let ignoring = match handshakes::ignore_new(&listener) {
+        Ok(()) => true,
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::Unsupported {
+                tracing::debug!("stopping: new connections are not ignored before the close: {e}");
+            }
+            false
+        }
+    };
+    take_queued(&listener, open, service, stop, gate);
+    if ignoring {
+        // A connection requested from now on waits for its client's next
+        // try (and finds the port closed), so this wait is short.
+        tokio::time::sleep(HANDSHAKE_WAIT).await;
+        take_queued(&listener, open, service, stop, gate);
+    }
+}
+
+/// How long a stopping listener that ignores new connection requests stays
+/// open for the handshakes already under way: one round trip completes
+/// each, and from a load balancer on the same host or network that takes
+/// far less.
+const HANDSHAKE_WAIT: Duration = Duration::from_millis(1);
+
+/// Serves the connections in `listener`'s queue, until it is empty.
+fn take_queued(
+    listener: &std::net::TcpListener,
+    open: &mut JoinSet<()>,
+    service: &McpService,
+    stop: &Stop,
+    gate: &mut Gate,
+) {
     let mut errors = 0;
     loop {
         let accepted = listener.accept().and_then(|(stream, peer)| {

@@ -17,6 +17,7 @@ mod auth;
 mod body;
 mod conns;
 mod guard;
+mod handshakes;
 mod listen;
 mod stop;
 

@@ -328,6 +328,10 @@ async fn the_mcp_name_header_is_checked_trimmed_and_base64_decoded() {
     )
     .await;
     assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32020, Some(8));
+    // So is a raw byte past ASCII (the name's text, base64-encoded, is `=?base64?...?=`).
+    let a = post(s.addr, &standard_headers("tools/call", Some("echö")), body(9)).await;
+    let v = assert_error(&a, Some("tools/call"), StatusCode::BAD_REQUEST, -32020, Some(9));
+    assert!(v["error"]["message"].as_str().unwrap().contains("visible ASCII"), "{v}");
 }
 
 #[tokio::test]
@@ -374,6 +378,9 @@ async fn mcp_param_headers_are_validated_against_the_arguments() {
         (22, "test-value", None),
         (23, "Asia", Some("Europe")),
         (24, "hello", Some("Hello")),
+        // Text other than visible ASCII travels base64-encoded: sent raw
+        // (the UTF-8 bytes), the value is malformed even where it matches.
+        (25, "Zürich", Some("Zürich")),
     ];
     for (id, region, header) in rejected {
         let a = send(id, region, header).await;

@@ -4,7 +4,7 @@
 mod support;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::protocol::Tool;
+use mcp_runtime::protocol::{GetPromptResult, ResultMeta, Tool};
 use mcp_runtime::ToolEntry;
 use serde_json::{json, Value};
 use support::StdioClient;
@@ -73,6 +73,18 @@ fn review(
     ]
 }
 
+/// A greeting whose result carries metadata of its own.
+#[prompt]
+fn welcome() -> GetPromptResult {
+    let mut meta = ResultMeta::default();
+    meta.other.insert("example.com/source".into(), json!("handbook"));
+    GetPromptResult {
+        messages: vec![PromptMessage::user("Welcome aboard.")],
+        meta: Some(meta),
+        ..GetPromptResult::default()
+    }
+}
+
 fn languages(prefix: &str) -> Vec<String> {
     assert_ne!(prefix, "boom", "a completion function that panics");
     ["rust", "ruby", "python"]
@@ -104,6 +116,8 @@ async fn discover_declares_what_is_served() {
     assert_eq!(caps["resources"], json!({"listChanged": true, "subscribe": true}));
     assert_eq!(caps["prompts"], json!({"listChanged": true}));
     assert_eq!(caps["completions"], json!({}));
+    // A request may ask for log messages (`io.modelcontextprotocol/logLevel`).
+    assert_eq!(caps["logging"], json!({}));
     c.close().await.unwrap();
 }
 
@@ -216,6 +230,11 @@ async fn prompts_list_and_get() {
     assert_eq!(code(&bad), -32602);
     let unknown = c.call(5, "prompts/get", json!({"name": "nope"})).await;
     assert_eq!(code(&unknown), -32602);
+    // The handler's `_meta` and the server's are one member (the client
+    // checks that the line is the object it parses to, member for member).
+    let welcome = c.call(6, "prompts/get", json!({"name": "welcome"})).await;
+    assert_eq!(welcome["result"]["_meta"]["example.com/source"], "handbook");
+    assert!(welcome["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
     c.close().await.unwrap();
 }
 

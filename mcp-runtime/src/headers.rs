@@ -79,6 +79,21 @@ impl HeaderFacts {
     pub fn get(&self, name: impl http::header::AsHeaderName) -> Option<Cow<'_, str>> {
         self.map.as_ref()?.get(name).map(text)
     }
+
+    /// A routing header's value (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`),
+    /// if it was sent: visible ASCII only, since other text travels
+    /// base64-encoded (`=?base64?...?=`); a value with other bytes is
+    /// malformed.
+    fn routing(&self, name: &str) -> Result<Option<&str>, McpError> {
+        let Some(value) = self.map.as_ref().and_then(|map| map.get(name)) else {
+            return Ok(None);
+        };
+        value.to_str().map(Some).map_err(|_| {
+            mismatch(&format!(
+                "the {name} header has characters other than visible ASCII (send such text as =?base64?...?=)"
+            ))
+        })
+    }
 }
 
 /// A header value as text: borrowed when it is visible ASCII (the usual
@@ -116,7 +131,7 @@ impl HeaderFacts {
         if !self.is_http() {
             return Ok(());
         }
-        match self.get(&METHOD) {
+        match self.routing(METHOD.as_str())? {
             None => return Err(mismatch("the Mcp-Method header is required")),
             Some(m) if m.trim() != method => {
                 return Err(mismatch(&format!(
@@ -127,10 +142,10 @@ impl HeaderFacts {
             Some(_) => {}
         }
         if let Some(expected) = name {
-            match self.get(&NAME) {
+            match self.routing(NAME.as_str())? {
                 None => return Err(mismatch("the Mcp-Name header is required for this method")),
                 Some(raw) => {
-                    let got = decode_value(&raw)?;
+                    let got = decode_value(raw)?;
                     if got != expected {
                         return Err(mismatch(&format!(
                             "Mcp-Name {got:?} does not match the body's {expected:?}"
@@ -152,7 +167,7 @@ impl HeaderFacts {
             arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
         for (property, header) in declared {
             // Header-name lookups are case-insensitive.
-            let sent = self.get(format!("mcp-param-{header}").as_str());
+            let sent = self.routing(&format!("mcp-param-{header}"))?;
             let body = match args.get(property) {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.clone()),
@@ -169,7 +184,7 @@ impl HeaderFacts {
                     )))
                 }
                 (Some(body), Some(raw)) => {
-                    let sent = decode_value(&raw)?;
+                    let sent = decode_value(raw)?;
                     // Integers compare numerically (`42.0` equals `42`).
                     let numeric_match = args
                         .get(property)

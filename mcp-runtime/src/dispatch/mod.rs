@@ -495,7 +495,7 @@ pub(crate) fn serve<'a>(
                     })
                 })
                 .await?;
-                Ok(finish_outcome(server, outcome, |result| finish(server, &result)))
+                Ok(finish_outcome(server, outcome, |result| finish_prompt(server, result)))
             }
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 let ctx = context(server, request, meta, scope);
@@ -590,6 +590,17 @@ pub(crate) fn append_meta(server: &Server, out: &mut Vec<u8>) {
         out.extend_from_slice(server.inner.meta_fragment.as_bytes());
         out.push(b'}');
     }
+}
+
+/// A prompt's result, whose `_meta` its handler (or, through a gateway, an
+/// upstream) may have set: `serverInfo` goes into that one, this server's,
+/// so the result has a single `_meta`.
+fn finish_prompt(server: &Server, mut result: crate::protocol::GetPromptResult) -> Vec<u8> {
+    let Some(meta) = result.meta.as_mut() else {
+        return finish(server, &result);
+    };
+    meta.server_info = Some(server.inner.config.info.clone());
+    serde_json::to_vec(&result).unwrap_or_else(|_| b"{}".to_vec())
 }
 
 fn finish_with_meta(server: &Server, result: &mut crate::protocol::CallToolResult) -> Vec<u8> {

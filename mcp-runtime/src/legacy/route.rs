@@ -89,7 +89,6 @@ fn open(server: &Server, request: &Request, id: Option<String>) -> Result<(Arc<S
     let session = Arc::new(Session::new(id, version, params.capabilities, params.client_info));
     let catalog = server.catalog();
     let mut capabilities = catalog.capabilities();
-    capabilities.logging = Some(Default::default());
     // The tasks extension is a 2026-07-28 one: a session is served the
     // tasks of its own revision instead. Skills are served to sessions too
     // (`skills/*` are plain requests).

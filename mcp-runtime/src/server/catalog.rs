@@ -319,7 +319,9 @@ impl Catalog {
     /// The capabilities the server offers, derived from what it serves: no
     /// `tools` capability when there are no tools. List changes and resource
     /// updates are announced on `subscriptions/listen` streams, so the kinds that
-    /// are present declare `listChanged` (and resources `subscribe`).
+    /// are present declare `listChanged` (and resources `subscribe`). Every
+    /// server sends log messages to a request that asks for them (its
+    /// `io.modelcontextprotocol/logLevel`), so every one declares `logging`.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         let catalog = self;
         // Skill files are resources: skills declare `resources` too.
@@ -351,6 +353,7 @@ impl Catalog {
                 }
                 extensions
             }),
+            logging: Some(Default::default()),
             ..Default::default()
         }
     }

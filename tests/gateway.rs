@@ -43,6 +43,10 @@ fn everything_over_http() -> EverythingHttp {
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
+    everything_over_http_on(port)
+}
+
+fn everything_over_http_on(port: u16) -> EverythingHttp {
     let child = std::process::Command::new(everything())
         .args(["--http", &format!("127.0.0.1:{port}")])
         .stdout(std::process::Stdio::null())
@@ -407,6 +411,92 @@ async fn the_client_speaks_http_in_both_eras() {
     }
     drop(upstream);
     outcome.expect("the era found");
+}
+
+/// Connects a client to `url`, trying again while the process starts.
+async fn connect_http(url: &str) -> Client {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match Client::http(url).connect().await {
+            Ok(client) => return client,
+            Err(e) if Instant::now() < deadline => {
+                let _ = e;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("cannot connect: {e}"),
+        }
+    }
+}
+
+/// The notifications of `method` that arrive within `quiet` of the last one
+/// (the first within 10 s), counted until `count` have come and `quiet` passed.
+async fn count_notes(
+    notes: &mut tokio::sync::broadcast::Receiver<mcp_runtime::client::Note>,
+    method: &str,
+    count: usize,
+    quiet: Duration,
+) -> usize {
+    let mut seen = 0;
+    loop {
+        let wait = if seen < count { Duration::from_secs(10) } else { quiet };
+        match tokio::time::timeout(wait, notes.recv()).await {
+            Ok(Ok(note)) if note.message["method"] == method => seen += 1,
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => panic!("notifications: {e}"),
+            Err(_) => return seen,
+        }
+    }
+}
+
+/// The client keeps one list-change stream however often it is asked for
+/// one, so each change is heard once; when the HTTP upstream's process is
+/// killed and started again on its port, the stream is opened again
+/// (`connections` changes), and the next change is heard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_list_change_stream_outlives_an_http_upstreams_restart() {
+    let upstream = everything_over_http();
+    let url = upstream.url.clone();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a port");
+    let client = connect_http(&url).await;
+    let mut notes = client.notifications();
+    for _ in 0..3 {
+        client.listen().await.expect("listening");
+    }
+    let acknowledged = "notifications/subscriptions/acknowledged";
+    assert_eq!(
+        count_notes(&mut notes, acknowledged, 1, Duration::from_millis(500)).await,
+        1
+    );
+    let change = || {
+        client.request(
+            "tools/call",
+            json!({"name": "test_trigger_tool_change", "arguments": {}}),
+        )
+    };
+    for _ in 0..3 {
+        change().await.expect("a change");
+    }
+    let changed = "notifications/tools/list_changed";
+    assert_eq!(count_notes(&mut notes, changed, 3, Duration::from_millis(500)).await, 3);
+
+    let mut connections = client.connections();
+    connections.borrow_and_update();
+    drop(upstream);
+    let _upstream = everything_over_http_on(port);
+    tokio::time::timeout(Duration::from_secs(20), connections.changed())
+        .await
+        .expect("the stream is opened again within 20 s")
+        .expect("the client lives");
+    assert_eq!(
+        count_notes(&mut notes, acknowledged, 1, Duration::from_millis(200)).await,
+        1
+    );
+    change().await.expect("a change after the restart");
+    assert_eq!(count_notes(&mut notes, changed, 1, Duration::from_millis(500)).await, 1);
 }
 
 /// An upstream protected by a real OAuth authorization server

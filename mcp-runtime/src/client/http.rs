@@ -39,6 +39,9 @@ struct Shared {
     session: Mutex<Option<String>>,
     closed: watch::Sender<bool>,
     tokens: Option<Tokens>,
+    /// The requests whose answers are being read, by id: abandoning one
+    /// closes its response stream.
+    reading: Mutex<std::collections::HashMap<i64, tokio::task::AbortHandle>>,
 }
 
 impl Session {
@@ -61,22 +64,35 @@ impl Session {
                 session: Mutex::new(None),
                 closed,
                 tokens: endpoint.grant.clone().map(|g| Tokens::new(g, &endpoint.url, upstream)),
+                reading: Mutex::default(),
             }),
         })
     }
 
     /// POSTs one message. A request's answer is read in the background and
-    /// goes to the inbox; a notification or response waits for the 202.
+    /// goes to the inbox (a stream that ends without it fails the request);
+    /// a notification or response waits for the 202.
     pub(crate) async fn send(&self, message: &Value, head: &Head<'_>) -> Result<(), ClientError> {
         let shared = self.shared.clone();
         let request = shared.post(message, head);
         match head.id {
             Some(id) => {
-                tokio::spawn(async move {
-                    if let Err(e) = shared.exchange(request, id).await {
-                        shared.inbox.fail(id, e);
-                    }
+                // Held while the reader starts, so that its removal comes after.
+                let mut reading = shared.reading.lock().unwrap_or_else(|p| p.into_inner());
+                let reader = shared.clone();
+                let task = tokio::spawn(async move {
+                    let ended = reader.exchange(request, id).await;
+                    reader.reading.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                    // Nothing to fail when the answer came.
+                    reader.inbox.fail(
+                        id,
+                        ended.err().unwrap_or_else(|| ClientError::Closed {
+                            upstream: reader.upstream.to_string(),
+                            why: "the response stream ended without the answer".into(),
+                        }),
+                    );
                 });
+                reading.insert(id, task.abort_handle());
                 Ok(())
             }
             None => {
@@ -130,6 +146,20 @@ impl Session {
                 }
             }
         });
+    }
+
+    /// Stops reading request `id`'s answer: its response stream closes,
+    /// which at 2026-07-28 cancels the request at the server.
+    pub(crate) fn abandon(&self, id: i64) {
+        let reader = self
+            .shared
+            .reading
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&id);
+        if let Some(reader) = reader {
+            reader.abort();
+        }
     }
 
     /// Ends the session: its streams stop, and a 2025-11-25 session is

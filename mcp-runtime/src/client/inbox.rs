@@ -93,9 +93,15 @@ impl Inbox {
         self.lock().background.contains(&id)
     }
 
-    /// Fails request `id` (its transport could not deliver it).
+    /// Fails request `id` (its transport could not deliver it, or its
+    /// answer's stream ended without it); nothing once it was answered.
     pub(crate) fn fail(&self, id: i64, error: ClientError) {
-        if let Some(tx) = self.lock().waiting.remove(&id) {
+        let tx = {
+            let mut pending = self.lock();
+            pending.background.remove(&id);
+            pending.waiting.remove(&id)
+        };
+        if let Some(tx) = tx {
             let _ = tx.send(Err(error));
         }
     }

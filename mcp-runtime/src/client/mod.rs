@@ -28,6 +28,7 @@
 mod credentials;
 mod http;
 mod inbox;
+mod listen;
 mod stdio;
 
 pub use crate::calls::Calls;
@@ -313,6 +314,7 @@ impl ClientBuilder {
             live: Mutex::new(None),
             answerer: self.answerer.clone(),
             generation,
+            listening: Default::default(),
         });
         let live = inner.open().await?;
         inner.set_live(live);
@@ -353,8 +355,11 @@ struct Inner {
     asks: mpsc::UnboundedSender<Incoming>,
     live: Mutex<Option<Arc<Live>>>,
     answerer: Option<Answerer>,
-    /// Bumped at each (re)connection.
+    /// Bumped at each (re)connection, and when the list-change stream is
+    /// opened again on the same one.
     generation: watch::Sender<u64>,
+    /// Whether [`Client::listen`] keeps a list-change stream open.
+    listening: std::sync::atomic::AtomicBool,
 }
 
 /// One connection: its transport, era and what the server said of itself.
@@ -390,6 +395,14 @@ impl Link {
         match self {
             Link::Stdio(process) => process.kill(),
             Link::Http(session) => session.close(),
+        }
+    }
+
+    /// Stops reading request `id`'s answer (over HTTP its response stream
+    /// closes; a stdio process has one stream for everything).
+    fn abandon(&self, id: i64) {
+        if let Link::Http(session) = self {
+            session.abandon(id);
         }
     }
 }
@@ -600,6 +613,40 @@ impl Inner {
         params: Value,
         progress: Option<i64>,
     ) -> Result<Value, ClientError> {
+        let response = self.send_request(live, id, method, params, progress).await?;
+        // A stream that stays open (a listen stream) has no answer to wait for in time.
+        let answered = if live.inbox.is_background(id) {
+            Ok(response.await)
+        } else {
+            tokio::time::timeout(self.timeout, response).await
+        };
+        match answered {
+            Ok(Ok(Ok(result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
+                live.learn_header_params(&result);
+                Ok(result)
+            }
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(self.closed(live.inbox.closed().unwrap_or_else(|| "the connection ended".into()))),
+            Err(_) => {
+                self.cancel(live, id, "timed out").await;
+                Err(ClientError::Transport {
+                    upstream: self.name.to_string(),
+                    detail: format!("no answer to {method} within {} s", self.timeout.as_secs()),
+                })
+            }
+        }
+    }
+
+    /// Sends request `id` in the era's envelope; its answer arrives on the
+    /// receiver returned.
+    async fn send_request(
+        &self,
+        live: &Live,
+        id: i64,
+        method: &str,
+        params: Value,
+        progress: Option<i64>,
+    ) -> Result<Answer, ClientError> {
         let mut params = match params {
             Value::Object(map) => map,
             Value::Null => Map::new(),
@@ -654,44 +701,32 @@ impl Inner {
             live.inbox.forget(id);
             return Err(e);
         }
-        // A stream that stays open (a listen stream) has no answer to wait for in time.
-        let answered = if live.inbox.is_background(id) {
-            Ok(response.await)
-        } else {
-            tokio::time::timeout(self.timeout, response).await
-        };
-        match answered {
-            Ok(Ok(Ok(result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
-                live.learn_header_params(&result);
-                Ok(result)
-            }
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(_)) => Err(self.closed(live.inbox.closed().unwrap_or_else(|| "the connection ended".into()))),
-            Err(_) => {
-                live.inbox.forget(id);
-                self.cancel(live, id, "timed out").await;
-                Err(ClientError::Transport {
-                    upstream: self.name.to_string(),
-                    detail: format!("no answer to {method} within {} s", self.timeout.as_secs()),
-                })
-            }
-        }
+        Ok(response)
     }
 
-    /// Tells the server that request `id` is abandoned.
+    /// Tells the server that request `id` is abandoned, the revision's way:
+    /// at 2026-07-28 over HTTP its response stream closes; otherwise a
+    /// `notifications/cancelled` goes (and over HTTP the stream closes after).
     async fn cancel(&self, live: &Live, id: i64, reason: &str) {
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": reason}});
-        let head = Head {
-            id: None,
-            method: Some("notifications/cancelled"),
-            name: None,
-            version: Some(&live.version),
-            params: &[],
-        };
-        let _ = live.link.send(&note, &head).await;
+        live.inbox.forget(id);
+        if live.era == Era::Legacy || matches!(live.link, Link::Stdio(_)) {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": reason}});
+            let head = Head {
+                id: None,
+                method: Some("notifications/cancelled"),
+                name: None,
+                version: Some(&live.version),
+                params: &[],
+            };
+            let _ = live.link.send(&note, &head).await;
+        }
+        live.link.abandon(id);
     }
 }
+
+/// Where a request's answer arrives.
+type Answer = tokio::sync::oneshot::Receiver<Result<Value, ClientError>>;
 
 /// Keeps a stdio server running: when its process ends, starts it again
 /// with backoff (0.5 s, doubling to 30 s; back to 0.5 s after a minute up).
@@ -873,8 +908,9 @@ impl Client {
         self.inner.notes.subscribe()
     }
 
-    /// Changes at each (re)connection: a stdio server started again, whose
-    /// lists may differ.
+    /// Changes at each (re)connection (a stdio server started again), and
+    /// each time the list-change stream [`listen`](Self::listen) keeps is
+    /// opened again on the same connection: the server's lists may differ.
     pub fn connections(&self) -> watch::Receiver<u64> {
         self.inner.generation.subscribe()
     }
@@ -885,6 +921,15 @@ impl Client {
     /// added; a `_meta` in `params` is kept.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         self.request_as(self.next_id(), method, params, None).await
+    }
+
+    /// Abandons request `id` (one of [`next_id`](Self::next_id)'s): the
+    /// server is told the revision's way (at 2026-07-28 over HTTP, its
+    /// response stream closes; otherwise `notifications/cancelled` goes).
+    pub(crate) async fn cancel_request(&self, id: i64, reason: &str) {
+        if let Some(live) = self.inner.current() {
+            self.inner.cancel(&live, id, reason).await;
+        }
     }
 
     /// Whether the server is a child process of this one.
@@ -937,72 +982,6 @@ impl Client {
             params: &[],
         };
         live.link.send(&note, &head).await
-    }
-
-    /// Opens a `subscriptions/listen` stream for `notifications` (its
-    /// filter) with the capabilities `caps`; what it carries arrives among
-    /// the [`notifications`](Self::notifications). Closed (cancelled at the
-    /// server) when the returned [`Listening`] is dropped. 2026-07-28 only.
-    pub(crate) fn listen_to(&self, notifications: Value, caps: Value) -> Result<Listening, ClientError> {
-        let live = self.live()?;
-        let inner = self.inner.clone();
-        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-        live.inbox.background(id);
-        let params = json!({
-            "notifications": notifications,
-            "_meta": { crate::protocol::META_CLIENT_CAPABILITIES: caps },
-        });
-        let (open_inner, open_live) = (inner.clone(), live.clone());
-        tokio::spawn(async move {
-            if let Err(e) = open_inner
-                .exchange_as(&open_live, id, "subscriptions/listen", params, None)
-                .await
-            {
-                tracing::debug!(upstream = %open_inner.name, "subscriptions/listen ended: {e}");
-            }
-        });
-        Ok(Listening { inner, live, id })
-    }
-
-    /// Asks for the server's list-change notifications: at 2026-07-28 a
-    /// `subscriptions/listen` stream kept open (opened again after a
-    /// reconnection by whoever watches [`connections`](Self::connections));
-    /// at 2025-11-25 the session sends them unasked.
-    pub async fn listen(&self) -> Result<(), ClientError> {
-        let live = self.live()?;
-        if live.era == Era::Legacy {
-            return Ok(());
-        }
-        let inner = self.inner.clone();
-        let filter = json!({"notifications": {
-            "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
-        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-        live.inbox.background(id);
-        tokio::spawn(async move {
-            // The stream's response comes only when it ends.
-            if let Err(e) = inner.exchange_as(&live, id, "subscriptions/listen", filter, None).await {
-                tracing::debug!(upstream = %inner.name, "subscriptions/listen ended: {e}");
-            }
-        });
-        Ok(())
-    }
-}
-
-/// A listen stream [`Client::listen_to`] opened: cancelled at the server
-/// when dropped.
-pub(crate) struct Listening {
-    inner: Arc<Inner>,
-    live: Arc<Live>,
-    id: i64,
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        self.live.inbox.forget(self.id);
-        let (inner, live, id) = (self.inner.clone(), self.live.clone(), self.id);
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move { inner.cancel(&live, id, "the listener went away").await });
-        }
     }
 }
 

@@ -154,8 +154,7 @@ impl Drop for Call {
         let task = self.task.take();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let note = json!({"requestId": id, "reason": "the caller went away"});
-                let _ = client.notify("notifications/cancelled", note).await;
+                client.cancel_request(id, "the caller went away").await;
                 if let Some(task) = task {
                     if let Err(e) = client.request("tasks/cancel", json!({ "taskId": task })).await {
                         tracing::debug!(upstream = %client.name(), "cannot cancel its task {task}: {e}");
@@ -236,9 +235,32 @@ pub(crate) fn capabilities_of(mask: u8) -> ClientCapabilities {
     serde_json::from_value(Value::Object(caps)).unwrap_or_default()
 }
 
+/// The code a 2025-11-25 server answers a read of an unknown resource with.
+const LEGACY_RESOURCE_NOT_FOUND: crate::error::ErrorCode = crate::error::ErrorCode(-32002);
+
+/// An upstream's error with the code this server sends for it: 2025-11-25's
+/// "resource not found" (-32002) is -32602 (its `data`, with the `uri` a
+/// 2025-11-25 server gives, kept), as 2026-07-28 has it and as this server
+/// answers in either era.
+fn current_code(e: McpError) -> McpError {
+    if e.code() != LEGACY_RESOURCE_NOT_FOUND {
+        return e;
+    }
+    let data = match e.data() {
+        Some(data) if data.is_object() => data.clone(),
+        Some(other) => json!({ "upstreamData": other }),
+        None => json!({}),
+    };
+    McpError::invalid_params(e.message().to_owned()).with_data(data)
+}
+
 /// A proxied server: its client, and its calls in progress.
 pub(crate) struct Upstream {
     pub client: Client,
+    /// What the ids of its tasks handed to callers name it by (see
+    /// `tasks::relay`): its prefix, unique to it where upstreams' names
+    /// (a program's, a host's) may not be.
+    relay_key: Arc<str>,
     routes: Routes,
     parked: Arc<Mutex<HashMap<String, Parked>>>,
     /// How to open another session of a 2025-11-25 upstream (`None` for
@@ -256,9 +278,10 @@ pub(crate) struct Upstream {
 }
 
 impl Upstream {
-    pub(crate) fn new(client: Client, routes: Routes, base: Option<ClientBuilder>) -> Self {
+    pub(crate) fn new(client: Client, relay_key: Arc<str>, routes: Routes, base: Option<ClientBuilder>) -> Self {
         Upstream {
             client,
+            relay_key,
             routes,
             parked: Arc::default(),
             base,
@@ -309,13 +332,13 @@ impl Upstream {
                 }
             }
         });
-        let session = Arc::new(Upstream::new(client, routes, None));
+        let session = Arc::new(Upstream::new(client, self.relay_key.clone(), routes, None));
         sessions.insert(mask, session.clone());
         Ok(Some(session))
     }
 
     fn failed(&self, e: ClientError) -> Halt {
-        Halt::Protocol(McpError::from(e))
+        Halt::Protocol(current_code(McpError::from(e)))
     }
 
     /// Sends `method` with `params` (the name or URI already the upstream's)
@@ -390,7 +413,7 @@ impl Upstream {
             return Ok(false);
         };
         let sealer = &ctx.server().inner.sealer;
-        task.task_id = relay::seal_id(sealer, self.client.name(), &task.task_id, ctx.principal(), task.ttl_ms)
+        task.task_id = relay::seal_id(sealer, &self.relay_key, &task.task_id, ctx.principal(), task.ttl_ms)
             .map_err(Halt::Protocol)?;
         Ok(ctx.relay_task(task))
     }
@@ -797,4 +820,24 @@ fn needed(ask: &Value) -> Option<ClientCapability> {
         "roots/list" => ClientCapability::Roots,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_legacy_resource_not_found_is_sent_as_2026_07_28_has_it() {
+        let legacy =
+            McpError::new(LEGACY_RESOURCE_NOT_FOUND, "Resource not found").with_data(json!({"uri": "file:///a"}));
+        let current = current_code(legacy);
+        assert_eq!(current.code(), crate::error::ErrorCode::INVALID_PARAMS);
+        assert_eq!(current.message(), "Resource not found");
+        assert_eq!(current.data(), Some(&json!({"uri": "file:///a"})));
+        let bare = current_code(McpError::new(LEGACY_RESOURCE_NOT_FOUND, "gone").with_data(json!("file:///a")));
+        assert_eq!(bare.data(), Some(&json!({"upstreamData": "file:///a"})));
+        // Any other code is the upstream's own.
+        let other = current_code(McpError::new(crate::error::ErrorCode(-32042), "open this URL"));
+        assert_eq!(other.code(), crate::error::ErrorCode(-32042));
+    }
 }

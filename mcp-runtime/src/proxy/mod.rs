@@ -160,20 +160,35 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
     };
     let server_name = client.server_info().map(|i| i.name).unwrap_or_default();
     tracing::info!(upstream = %name, "proxying {server_name} ({era}) under {:?}", prefix);
-    let upstream = Arc::new(Upstream::new(client.clone(), routes, narrowing.then_some(base)));
+    // Upstreams' names may repeat (two `npx` programs); their prefixes do not.
+    let relay_key: Arc<str> = if prefix.is_empty() {
+        name.clone()
+    } else {
+        Arc::from(prefix.as_str())
+    };
+    let upstream = Arc::new(Upstream::new(
+        client.clone(),
+        relay_key.clone(),
+        routes,
+        narrowing.then_some(base),
+    ));
     if runs_tasks(&client) {
         // Its tasks are the callers' to follow: `tasks/*` with their ids go there.
         if let Some(server) = weak.upgrade() {
-            server.inner.tasks.relays.add(&name, upstream.clone());
+            server.inner.tasks.relays.add(&relay_key, upstream.clone());
+            // Ids a replica of an earlier version sealed name the upstream itself.
+            server.inner.tasks.relays.add_name(&name, upstream.clone());
         }
     }
     let mut served = EntryNames::default();
     let mut connections = client.connections();
     let mut notes = client.notifications();
+    // One stream, kept open by the client (again after a reconnection, or
+    // after it ends: `connections` then changes).
+    if let Err(e) = client.listen().await {
+        tracing::debug!(upstream = %name, "no list-change stream: {e}");
+    }
     loop {
-        if let Err(e) = client.listen().await {
-            tracing::debug!(upstream = %name, "no list-change stream: {e}");
-        }
         let Some(server) = weak.upgrade() else {
             return;
         };

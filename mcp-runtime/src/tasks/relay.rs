@@ -40,9 +40,14 @@ pub(crate) type FollowFuture = Pin<Box<dyn Future<Output = ()> + Send>>;
 /// Where a proxied tool's handler leaves the task its upstream made.
 pub(crate) type Slot = Arc<std::sync::Mutex<Option<crate::protocol::DetailedTask>>>;
 
-/// The servers that run tasks for this one, by name.
+/// The servers that run tasks for this one, by the key their ids name
+/// them by; and by their own names, which ids sealed by earlier versions
+/// of this crate name them by.
 #[derive(Default)]
-pub(crate) struct Relays(RwLock<HashMap<String, Arc<dyn TaskRelay>>>);
+pub(crate) struct Relays {
+    keys: RwLock<HashMap<String, Arc<dyn TaskRelay>>>,
+    names: RwLock<HashMap<String, Arc<dyn TaskRelay>>>,
+}
 
 /// What a relayed id is bound to: no tool, no arguments, the principal.
 const BINDING_METHOD: &str = "tasks/relay";
@@ -55,17 +60,25 @@ const UNLIMITED_MS: u64 = 7 * 24 * 3_600_000;
 const MARGIN_MS: u64 = 60_000;
 
 impl Relays {
-    /// Serves the tasks of the upstream named `name` (replacing one of the same name).
-    pub(crate) fn add(&self, name: &str, relay: Arc<dyn TaskRelay>) {
-        let mut relays = self.0.write().unwrap_or_else(|p| p.into_inner());
-        if relays.insert(name.to_owned(), relay).is_some() {
-            tracing::warn!(upstream = %name, "two upstreams are named {name:?}: tasks are relayed to the last one");
+    /// Serves the tasks of the upstream `key` names (a proxy's prefix),
+    /// replacing one of the same key.
+    pub(crate) fn add(&self, key: &str, relay: Arc<dyn TaskRelay>) {
+        let mut relays = self.keys.write().unwrap_or_else(|p| p.into_inner());
+        if relays.insert(key.to_owned(), relay).is_some() {
+            tracing::warn!(upstream = %key, "two upstreams are served under {key:?}: tasks are relayed to the last one");
         }
+    }
+
+    /// Serves them under the upstream's own `name` too, for ids an earlier
+    /// version sealed (the first upstream of a name keeps it).
+    pub(crate) fn add_name(&self, name: &str, relay: Arc<dyn TaskRelay>) {
+        let mut relays = self.names.write().unwrap_or_else(|p| p.into_inner());
+        relays.entry(name.to_owned()).or_insert(relay);
     }
 
     /// Whether any upstream's tasks are served.
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.read().unwrap_or_else(|p| p.into_inner()).is_empty()
+        self.keys.read().unwrap_or_else(|p| p.into_inner()).is_empty()
     }
 
     /// The relay and the upstream's own task id behind `id`, if it is a
@@ -84,12 +97,10 @@ impl Relays {
         let state = sealed.state?;
         let upstream = state["u"].as_str()?;
         let task = state["t"].as_str()?.to_owned();
-        let relay = self
-            .0
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(upstream)
-            .cloned()?;
+        let found = |relays: &RwLock<HashMap<String, Arc<dyn TaskRelay>>>| {
+            relays.read().unwrap_or_else(|p| p.into_inner()).get(upstream).cloned()
+        };
+        let relay = found(&self.keys).or_else(|| found(&self.names))?;
         Some((relay, task))
     }
 }
@@ -164,6 +175,48 @@ mod tests {
         // An upstream that is no longer served: the id is unknown.
         let gone = seal_id(&sealer, "gone", "abc", None, None).unwrap();
         assert!(relays.open(&sealer, &gone, None).is_none());
+    }
+
+    /// Answers with its own name.
+    struct Named(&'static str);
+
+    impl TaskRelay for Named {
+        fn relay(&self, _method: &str, _params: Value, _caps: Value) -> RelayFuture {
+            let name = self.0;
+            Box::pin(async move { Ok(json!(name)) })
+        }
+
+        fn follow(&self, _tasks: Vec<String>, _caps: Value, _out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    #[tokio::test]
+    async fn two_upstreams_of_one_name_keep_their_own_tasks() {
+        let sealer = Sealer::new(&[[3; 32]], Duration::from_secs(60));
+        let relays = Relays::default();
+        for key in ["a", "b"] {
+            let relay: Arc<dyn TaskRelay> = Arc::new(Named(key));
+            relays.add(key, relay.clone());
+            relays.add_name("npx", relay);
+        }
+        let served_by = |upstream: &str| {
+            let id = seal_id(&sealer, upstream, "t1", None, None).unwrap();
+            relays.open(&sealer, &id, None).map(|(relay, _)| relay)
+        };
+        for key in ["a", "b"] {
+            let relay = served_by(key).unwrap();
+            assert_eq!(
+                relay.relay("tasks/get", json!({}), json!({})).await.unwrap(),
+                json!(key)
+            );
+        }
+        // An id sealed by an earlier version names the upstream: the first of that name.
+        let relay = served_by("npx").unwrap();
+        assert_eq!(
+            relay.relay("tasks/get", json!({}), json!({})).await.unwrap(),
+            json!("a")
+        );
     }
 
     #[test]

@@ -1,0 +1,154 @@
+//! `subscriptions/listen` streams a client opens (2026-07-28): the one that
+//! carries the server's list changes, kept open for the client's life, and
+//! those a gateway opens for a caller (closed with their handle).
+
+use super::{Client, ClientError, Era, Inner, Live};
+use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+/// The first wait before a list-change stream that ended is opened again;
+/// it doubles to [`MOST_WAIT`] while the stream keeps ending within
+/// [`STEADY`].
+const FIRST_WAIT: Duration = Duration::from_millis(500);
+const MOST_WAIT: Duration = Duration::from_secs(30);
+const STEADY: Duration = Duration::from_secs(60);
+
+impl Client {
+    /// Asks for the server's list-change notifications, which then arrive
+    /// among the [`notifications`](Self::notifications). At 2026-07-28 the
+    /// client keeps one `subscriptions/listen` stream open for as long as it
+    /// lives: opened again on each reconnection, and when the stream ends
+    /// (the server restarted, a proxy cut it), after half a second, doubling
+    /// to 30 s while it keeps ending within a minute; each time it is opened
+    /// again on the same connection, [`connections`](Self::connections)
+    /// changes too, since the lists may have changed meanwhile. At 2025-11-25
+    /// the session sends them unasked. Calling it again does nothing more.
+    pub async fn listen(&self) -> Result<(), ClientError> {
+        self.live()?;
+        if !self.inner.listening.swap(true, Ordering::AcqRel) {
+            tokio::spawn(keep_listening(Arc::downgrade(&self.inner)));
+        }
+        Ok(())
+    }
+
+    /// Opens a `subscriptions/listen` stream for `notifications` (its
+    /// filter) with the capabilities `caps`; what it carries arrives among
+    /// the [`notifications`](Self::notifications). Closed (cancelled at the
+    /// server) when the returned [`Listening`] is dropped. 2026-07-28 only.
+    pub(crate) fn listen_to(&self, notifications: Value, caps: Value) -> Result<Listening, ClientError> {
+        let live = self.live()?;
+        let inner = self.inner.clone();
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        live.inbox.background(id);
+        let params = json!({
+            "notifications": notifications,
+            "_meta": { crate::protocol::META_CLIENT_CAPABILITIES: caps },
+        });
+        let (open_inner, open_live) = (inner.clone(), live.clone());
+        tokio::spawn(async move {
+            if let Err(e) = open_inner
+                .exchange_as(&open_live, id, "subscriptions/listen", params, None)
+                .await
+            {
+                tracing::debug!(upstream = %open_inner.name, "subscriptions/listen ended: {e}");
+            }
+        });
+        Ok(Listening { inner, live, id })
+    }
+}
+
+/// Keeps the list-change stream of [`Client::listen`] open while the
+/// client lives. Holds the client only while it opens the stream: waiting
+/// on it, a reconnection (which drops the connection) or the client's end
+/// (which drops it too) ends the wait.
+async fn keep_listening(inner: Weak<Inner>) {
+    let filter = json!({"notifications": {
+        "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
+    let mut wait = FIRST_WAIT;
+    // The connection the last stream was opened on, and whether the server
+    // served it (rather than refusing it with an error).
+    let mut last: Option<(Weak<Live>, bool)> = None;
+    loop {
+        let Some(strong) = inner.upgrade() else {
+            return;
+        };
+        let Some(live) = strong.current() else {
+            return;
+        };
+        if live.era == Era::Legacy {
+            // The session sends them unasked; a reconnection may reach a newer server.
+            let mut connections = strong.generation.subscribe();
+            drop((strong, live));
+            if connections.changed().await.is_err() {
+                return;
+            }
+            continue;
+        }
+        // Opened again on the connection a served one ended on: the lists
+        // may have changed meanwhile.
+        let again = last
+            .as_ref()
+            .is_some_and(|(l, served)| *served && l.upgrade().is_some_and(|l| Arc::ptr_eq(&l, &live)));
+        if again {
+            strong.generation.send_modify(|g| *g = g.wrapping_add(1));
+        }
+        let id = strong.next_id.fetch_add(1, Ordering::Relaxed);
+        live.inbox.background(id);
+        let opened = tokio::time::Instant::now();
+        let answer = strong
+            .send_request(&live, id, "subscriptions/listen", filter.clone(), None)
+            .await;
+        let name = strong.name.clone();
+        let on = Arc::downgrade(&live);
+        drop((strong, live));
+        // The stream's response comes only when it ends.
+        let ended = match answer {
+            Ok(answer) => answer.await.unwrap_or_else(|_| Err(closed(&name))),
+            Err(e) => Err(e),
+        };
+        let served = !matches!(ended, Err(ClientError::Rpc(_)));
+        let reconnected = on.upgrade().is_none();
+        last = Some((on, served));
+        if reconnected {
+            // A new connection (or none: the client ended): no wait.
+            continue;
+        }
+        if opened.elapsed() > STEADY {
+            wait = FIRST_WAIT;
+        }
+        let why = ended
+            .err()
+            .map_or_else(|| "the server ended it".to_owned(), |e| e.to_string());
+        tracing::debug!(upstream = %name, "the list-change stream ended ({why}); opening it again in {} ms", wait.as_millis());
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(MOST_WAIT);
+    }
+}
+
+fn closed(upstream: &str) -> ClientError {
+    ClientError::Closed {
+        upstream: upstream.to_owned(),
+        why: "the connection ended".into(),
+    }
+}
+
+/// A listen stream [`Client::listen_to`] opened: cancelled at the server
+/// when dropped.
+pub(crate) struct Listening {
+    inner: Arc<Inner>,
+    live: Arc<Live>,
+    id: i64,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let (inner, live, id) = (self.inner.clone(), self.live.clone(), self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { inner.cancel(&live, id, "the listener went away").await });
+        } else {
+            live.inbox.forget(id);
+        }
+    }
+}

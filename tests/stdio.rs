@@ -363,6 +363,41 @@ async fn the_reader_waits_while_too_many_requests_run() {
     serving.await.unwrap().unwrap();
 }
 
+/// A client that writes without reading the answers is read until
+/// `MAX_UNWRITTEN` bytes of answers wait, then held up by the pipe; once it
+/// reads, the rest is read and every line answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reader_waits_while_the_client_does_not_read_its_answers() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (mut to_server, server_r) = tokio::io::duplex(64 * 1024);
+    let (server_w, from_server) = tokio::io::duplex(64 * 1024);
+    let server = Server::builder().build().unwrap();
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
+    // Each line is answered at once with a parse error of about 100 bytes:
+    // twice the limit's worth of answers.
+    let lines = 2 * mcp_runtime::transport::stdio::MAX_UNWRITTEN / 100;
+    let all = "x\n".repeat(lines);
+    let writing = tokio::spawn(async move {
+        to_server.write_all(all.as_bytes()).await.unwrap();
+        drop(to_server);
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        !writing.is_finished(),
+        "the server read everything without the answers being read"
+    );
+    let mut answers = tokio::io::BufReader::new(from_server).lines();
+    let mut answered = 0;
+    while let Some(l) = answers.next_line().await.unwrap() {
+        let v: Value = serde_json::from_str(&l).unwrap();
+        assert_eq!(v["error"]["code"], -32700, "{v}");
+        answered += 1;
+    }
+    assert_eq!(answered, lines);
+    writing.await.unwrap();
+    serving.await.unwrap().unwrap();
+}
+
 /// A line is read whole wherever the reads split it: one that spans many
 /// reads, blank lines and a carriage return around one, a line longer than
 /// `MAX_LINE` (answered -32600 without an id, and skipped), and a last line

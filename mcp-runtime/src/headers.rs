@@ -84,7 +84,10 @@ impl HeaderFacts {
     /// if it was sent: visible ASCII only, since other text travels
     /// base64-encoded (`=?base64?...?=`); a value with other bytes is
     /// malformed.
-    fn routing(&self, name: &str) -> Result<Option<&str>, McpError> {
+    fn routing<K: http::header::AsHeaderName + std::fmt::Display + Copy>(
+        &self,
+        name: K,
+    ) -> Result<Option<&str>, McpError> {
         let Some(value) = self.map.as_ref().and_then(|map| map.get(name)) else {
             return Ok(None);
         };
@@ -131,7 +134,7 @@ impl HeaderFacts {
         if !self.is_http() {
             return Ok(());
         }
-        match self.routing(METHOD.as_str())? {
+        match self.routing(&METHOD)? {
             None => return Err(mismatch("the Mcp-Method header is required")),
             Some(m) if m.trim() != method => {
                 return Err(mismatch(&format!(
@@ -142,7 +145,7 @@ impl HeaderFacts {
             Some(_) => {}
         }
         if let Some(expected) = name {
-            match self.routing(NAME.as_str())? {
+            match self.routing(&NAME)? {
                 None => return Err(mismatch("the Mcp-Name header is required for this method")),
                 Some(raw) => {
                     let got = decode_value(raw)?;
@@ -167,7 +170,7 @@ impl HeaderFacts {
             arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
         for (property, header) in declared {
             // Header-name lookups are case-insensitive.
-            let sent = self.routing(&format!("mcp-param-{header}"))?;
+            let sent = self.routing(format!("mcp-param-{header}").as_str())?;
             let body = match args.get(property) {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.clone()),

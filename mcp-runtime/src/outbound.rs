@@ -7,9 +7,10 @@
 //! and an idle `subscriptions/listen` stream holds a few dozen bytes.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 /// The sending side: cheap to clone, shared by everything that writes for
 /// one request (progress, logs, server-to-client requests).
@@ -19,7 +20,48 @@ pub struct Outbound(Kind);
 #[derive(Debug, Clone)]
 enum Kind {
     Channel(mpsc::UnboundedSender<Vec<u8>>),
+    /// A channel whose writer counts what it has not written yet.
+    Counted(mpsc::UnboundedSender<Vec<u8>>, Arc<Backlog>),
     Stream(Arc<Shared>),
+}
+
+/// The bytes sent to a writer's channel and not yet written out: what
+/// the stdio reader waits on before it reads more from a client that does
+/// not read its answers.
+#[derive(Debug, Default)]
+pub(crate) struct Backlog {
+    bytes: AtomicUsize,
+    /// The reader waits for the backlog to shrink.
+    waiting: AtomicBool,
+    shrunk: Notify,
+}
+
+impl Backlog {
+    /// `n` bytes were written out.
+    pub(crate) fn written(&self, n: usize, limit: usize) {
+        let before = self.bytes.fetch_sub(n, Ordering::SeqCst);
+        if before.saturating_sub(n) < limit && self.waiting.load(Ordering::SeqCst) {
+            self.shrunk.notify_one();
+        }
+    }
+
+    /// Whether `limit` bytes or more wait to be written.
+    #[inline]
+    pub(crate) fn over(&self, limit: usize) -> bool {
+        self.bytes.load(Ordering::Relaxed) >= limit
+    }
+
+    /// Waits until fewer than `limit` bytes wait to be written.
+    pub(crate) async fn below(&self, limit: usize) {
+        if self.bytes.load(Ordering::SeqCst) < limit {
+            return;
+        }
+        self.waiting.store(true, Ordering::SeqCst);
+        while self.bytes.load(Ordering::SeqCst) >= limit {
+            self.shrunk.notified().await;
+        }
+        self.waiting.store(false, Ordering::SeqCst);
+    }
 }
 
 #[derive(Debug, Default)]
@@ -30,9 +72,18 @@ struct Shared {
 #[derive(Debug, Default)]
 struct Inner {
     queue: VecDeque<Vec<u8>>,
+    /// The bytes in `queue`.
+    queued: usize,
     waker: Option<Waker>,
     closed: bool,
 }
+
+/// The most a request's stream holds unsent (1 MiB): its client reads no
+/// more (a listen stream whose client stopped reading, its socket full).
+/// The message that would pass it is refused, and so is every later one: the
+/// stream's owner ends it (a listen stream with its final result, after
+/// what is queued), rather than let the queue grow for as long as the server runs.
+pub(crate) const MAX_QUEUED: usize = 1024 * 1024;
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -46,12 +97,23 @@ impl Outbound {
     pub fn send(&self, message: Vec<u8>) -> Result<(), Vec<u8>> {
         match &self.0 {
             Kind::Channel(tx) => tx.send(message).map_err(|e| e.0),
+            Kind::Counted(tx, backlog) => {
+                let n = message.len();
+                // Counted before the writer can take it off.
+                backlog.bytes.fetch_add(n, Ordering::SeqCst);
+                tx.send(message).map_err(|e| {
+                    backlog.bytes.fetch_sub(n, Ordering::SeqCst);
+                    e.0
+                })
+            }
             Kind::Stream(shared) => {
                 let waker = {
                     let mut inner = shared.lock();
-                    if inner.closed {
+                    if inner.closed || inner.queued.saturating_add(message.len()) > MAX_QUEUED {
+                        inner.closed = true;
                         return Err(message);
                     }
+                    inner.queued += message.len();
                     inner.queue.push_back(message);
                     inner.waker.take()
                 };
@@ -68,6 +130,14 @@ impl Outbound {
 impl From<mpsc::UnboundedSender<Vec<u8>>> for Outbound {
     fn from(tx: mpsc::UnboundedSender<Vec<u8>>) -> Self {
         Outbound(Kind::Channel(tx))
+    }
+}
+
+impl Outbound {
+    /// Messages go to this channel, their bytes counted in `backlog` until
+    /// the writer says it wrote them ([`Backlog::written`]).
+    pub(crate) fn counted(tx: mpsc::UnboundedSender<Vec<u8>>, backlog: Arc<Backlog>) -> Self {
+        Outbound(Kind::Counted(tx, backlog))
     }
 }
 
@@ -88,7 +158,10 @@ impl StreamReceiver {
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Vec<u8>> {
         let mut inner = self.0.lock();
         match inner.queue.pop_front() {
-            Some(m) => Poll::Ready(m),
+            Some(m) => {
+                inner.queued = inner.queued.saturating_sub(m.len());
+                Poll::Ready(m)
+            }
             None => {
                 if !inner.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                     inner.waker = Some(cx.waker().clone());
@@ -105,7 +178,9 @@ impl StreamReceiver {
 
     /// Takes every message queued so far.
     pub fn drain(&mut self) -> Vec<Vec<u8>> {
-        self.0.lock().queue.drain(..).collect()
+        let mut inner = self.0.lock();
+        inner.queued = 0;
+        inner.queue.drain(..).collect()
     }
 }
 
@@ -139,5 +214,43 @@ mod tests {
         assert_eq!(m, b"3");
         drop(rx);
         assert_eq!(tx.send(b"4".to_vec()), Err(b"4".to_vec()));
+    }
+
+    #[tokio::test]
+    async fn a_stream_nobody_reads_refuses_past_its_bound_and_keeps_what_it_took() {
+        let (tx, mut rx) = stream();
+        let message = vec![b'x'; 64 * 1024];
+        let taken = MAX_QUEUED / message.len();
+        for _ in 0..taken {
+            tx.send(message.clone()).unwrap();
+        }
+        assert!(tx.send(b"one more".to_vec()).is_err());
+        // Refused from then on, even once there is room: the stream is ending.
+        assert_eq!(rx.recv().await.len(), message.len());
+        assert!(tx.send(b"later".to_vec()).is_err());
+        assert_eq!(rx.drain().len(), taken - 1);
+    }
+
+    #[tokio::test]
+    async fn the_backlog_lets_the_reader_on_once_it_is_below_its_limit() {
+        let backlog = Arc::new(Backlog::default());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let out = Outbound::counted(tx, backlog.clone());
+        out.send(vec![0; 10]).unwrap();
+        out.send(vec![0; 10]).unwrap();
+        // Under the limit: no wait.
+        backlog.below(21).await;
+        let waiting = tokio::spawn({
+            let backlog = backlog.clone();
+            async move { backlog.below(11).await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        let first = rx.recv().await.unwrap();
+        backlog.written(first.len(), 11);
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .expect("the reader goes on")
+            .unwrap();
     }
 }

@@ -5,6 +5,7 @@
 //! requests still running.
 
 use crate::connection::Connection;
+use crate::outbound::{Backlog, Outbound};
 use crate::server::Server;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -16,6 +17,11 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 /// Requests running at once before the reader waits (back-pressure: the
 /// client's writes then wait on the pipe).
 pub const MAX_IN_FLIGHT: usize = 1024;
+
+/// Bytes of messages waiting to be written before the reader waits (16 MiB):
+/// a client that sends without reading its answers is not read either,
+/// until it has read some of them.
+pub const MAX_UNWRITTEN: usize = 16 * 1024 * 1024;
 
 /// The line buffer's capacity kept between messages (64 KiB).
 const LINE_KEPT: usize = 64 * 1024;
@@ -51,8 +57,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
-    let writer_task = tokio::spawn(write_loop(rx, writer));
-    let mut connection = Connection::new(server, tx.into());
+    let backlog = std::sync::Arc::new(Backlog::default());
+    let writer_task = tokio::spawn(write_loop(rx, writer, backlog.clone()));
+    let mut connection = Connection::new(server, Outbound::counted(tx, backlog.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
     loop {
@@ -78,8 +85,12 @@ where
         // pipe that is never empty): now and then the writer and the
         // requests that wait get their turn.
         tokio::task::consume_budget().await;
-        // Past this many requests running, the next line waits for one to end.
+        // Past this many requests running, the next line waits for one to end;
+        // past this many bytes unwritten, for the client to read some.
         connection.room(MAX_IN_FLIGHT).await;
+        if backlog.over(MAX_UNWRITTEN) {
+            backlog.below(MAX_UNWRITTEN).await;
+        }
     }
     connection.finish().await;
     writer_task.await.map_err(std::io::Error::other)?
@@ -169,16 +180,27 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
     words.remainder().iter().position(|&b| b == b'\n').map(|i| offset + i)
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::UnboundedReceiver<Vec<u8>>, writer: W) -> std::io::Result<()> {
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    writer: W,
+    backlog: std::sync::Arc<Backlog>,
+) -> std::io::Result<()> {
     let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
     while let Some(message) = rx.recv().await {
         writer.write_all(&message).await?;
         writer.write_all(b"\n").await?;
+        let mut written = message.len();
         while let Ok(message) = rx.try_recv() {
             writer.write_all(&message).await?;
             writer.write_all(b"\n").await?;
+            written += message.len();
+            // A long run is counted as it goes, not only at its end.
+            if written >= LINE_KEPT {
+                backlog.written(std::mem::take(&mut written), MAX_UNWRITTEN);
+            }
         }
         writer.flush().await?;
+        backlog.written(written, MAX_UNWRITTEN);
     }
     writer.flush().await
 }

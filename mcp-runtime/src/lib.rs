@@ -78,6 +78,7 @@ mod method;
 pub mod otel;
 mod outbound;
 mod panic;
+mod peer;
 mod telemetry;
 #[cfg(any(feature = "auth", feature = "otel", feature = "client"))]
 mod tls;

@@ -7,7 +7,7 @@ use super::jwt::access_token;
 use super::{AccessToken, Rejection, TokenVerifier, VerifyFuture};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -66,20 +66,6 @@ struct Peers {
     table: Mutex<HashMap<IpAddr, Bucket>>,
 }
 
-/// The address a budget counts: an IPv6 client usually holds a whole /64.
-fn peer_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-        v4 => v4,
-    }
-}
-
 impl Peers {
     fn new(budget: PeerBudget) -> Self {
         Peers {
@@ -100,7 +86,7 @@ impl Peers {
     /// Takes one call of `peer`'s budget, or says why not.
     fn take(&self, peer: IpAddr) -> Result<PeerCall<'_>, Rejection> {
         let budget = self.budget;
-        let key = peer_key(peer);
+        let key = crate::peer::key(peer);
         let now = Instant::now();
         let rate = self.rate();
         let full = f64::from(budget.calls);
@@ -384,6 +370,6 @@ mod tests {
         assert!(p.take(IpAddr::from([10, 0, 0, 3])).is_err(), "full of spent budgets");
         let x: IpAddr = IpAddr::from([0x2001, 0xdb8, 0, 1, 0, 0, 0, 1]);
         let y: IpAddr = IpAddr::from([0x2001, 0xdb8, 0, 1, 0xffff, 0, 0, 2]);
-        assert_eq!(peer_key(x), peer_key(y));
+        assert_eq!(crate::peer::key(x), crate::peer::key(y));
     }
 }

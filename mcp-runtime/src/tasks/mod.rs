@@ -298,11 +298,12 @@ pub(crate) fn caller_key(principal: Option<&str>, peer: Option<std::net::IpAddr>
 
 /// `[anonymous 127.0.0.1]`: an IPv4 address written digit by digit (this
 /// is on the path of every limited call, where `format!` costs a thousand
-/// instructions), an IPv6 one by its `Display`.
+/// instructions), an IPv6 one's /64 (`[anonymous 2001:db8:1:2::]`: the
+/// addresses a client holds count as one) by its `Display`.
 fn anonymous_key(ip: std::net::IpAddr) -> String {
     let mut key = String::with_capacity(48);
     key.push_str("[anonymous ");
-    match ip {
+    match crate::peer::key(ip) {
         std::net::IpAddr::V4(v4) => {
             for (i, octet) in v4.octets().into_iter().enumerate() {
                 if i > 0 {
@@ -349,19 +350,21 @@ pub(crate) fn new_id() -> String {
 mod tests {
     #[test]
     fn an_anonymous_callers_key_is_its_address_as_display_writes_it() {
-        for ip in [
-            "0.0.0.0",
-            "127.0.0.1",
-            "10.20.255.9",
-            "192.168.100.1",
-            "::1",
-            "2001:db8::8a2e:370:7334",
-        ] {
+        for ip in ["0.0.0.0", "127.0.0.1", "10.20.255.9", "192.168.100.1"] {
             let addr: std::net::IpAddr = ip.parse().unwrap();
             assert_eq!(
                 crate::tasks::caller_key(None, Some(addr)),
                 format!("[anonymous {addr}]")
             );
+        }
+        // An IPv6 client is its /64: the addresses it holds are one caller.
+        for (ip, key) in [
+            ("::1", "[anonymous ::]"),
+            ("2001:db8::8a2e:370:7334", "[anonymous 2001:db8::]"),
+            ("2001:db8:1:2:ffff::1", "[anonymous 2001:db8:1:2::]"),
+            ("::ffff:10.0.0.7", "[anonymous 10.0.0.7]"),
+        ] {
+            assert_eq!(crate::tasks::caller_key(None, Some(ip.parse().unwrap())), key);
         }
         assert_eq!(crate::tasks::caller_key(Some("alice"), None), "alice");
     }

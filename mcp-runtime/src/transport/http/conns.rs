@@ -25,7 +25,7 @@
 //! most once a minute.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -180,21 +180,6 @@ pub(super) struct Connections {
     table: Mutex<Table>,
 }
 
-/// The address a per-peer cap counts: an IPv6 client usually holds a whole
-/// /64, so it counts as one.
-fn peer_key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let s = v6.segments();
-                IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-            }
-        },
-    }
-}
-
 impl Connections {
     pub(super) fn new(limits: Limits) -> Arc<Self> {
         Arc::new(Connections {
@@ -209,7 +194,7 @@ impl Connections {
 
     /// Counts a new connection from `peer`, or says why it is refused.
     pub(super) fn admit(self: &Arc<Self>, peer: SocketAddr) -> Result<Slot, Refused> {
-        let key = peer_key(peer.ip());
+        let key = crate::peer::key(peer.ip());
         let mut table = lock(&self.table);
         if self.limits.max_connections > 0 && table.open >= self.limits.max_connections {
             return Err(Refused::Total { open: table.open });
@@ -495,9 +480,9 @@ mod tests {
     fn an_ipv6_peer_counts_by_its_64() {
         let x: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
         let y: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
-        assert_eq!(peer_key(x), peer_key(y));
+        assert_eq!(crate::peer::key(x), crate::peer::key(y));
         let m: IpAddr = "::ffff:10.0.0.1".parse().unwrap();
-        assert_eq!(peer_key(m), "10.0.0.1".parse::<IpAddr>().unwrap());
+        assert_eq!(crate::peer::key(m), "10.0.0.1".parse::<IpAddr>().unwrap());
     }
 
     #[test]

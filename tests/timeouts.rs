@@ -10,7 +10,7 @@ mod support;
 
 use mcp_runtime::prelude::*;
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use support::StdioClient;
 
@@ -134,5 +134,55 @@ async fn a_fifth_call_waits_for_a_place_then_is_told_the_tool_is_busy() {
         "{:?}",
         started.elapsed()
     );
+    c.close().await.unwrap();
+}
+
+static SCARCE_RUNNING: AtomicUsize = AtomicUsize::new(0);
+static SCARCE_MOST: AtomicUsize = AtomicUsize::new(0);
+
+/// Holds its thread (and a scarce connection, say) for `ms`; one at a time,
+/// for 100 ms at most.
+#[tool(blocking, max_concurrency = 1, timeout = "100ms")]
+fn scarce_blocking(ms: u64) -> String {
+    let running = SCARCE_RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    SCARCE_MOST.fetch_max(running, Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(ms));
+    SCARCE_RUNNING.fetch_sub(1, Ordering::SeqCst);
+    format!("held the thread {ms} ms")
+}
+
+/// A blocking function that timed out goes on on its thread: its place stays
+/// taken until it returns, so the next call waits for it rather than run
+/// beside it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocking_call_that_timed_out_keeps_its_place_until_its_function_returns() {
+    let mut c = StdioClient::start(Server::builder().build().unwrap());
+    let started = Instant::now();
+    let first = c
+        .call(
+            1,
+            "tools/call",
+            json!({"name": "scarce_blocking", "arguments": {"ms": 600}}),
+        )
+        .await;
+    assert_eq!(first["result"]["isError"], true, "{first}");
+    assert_eq!(
+        text(&first),
+        "Tool `scarce_blocking` timed out after 100ms; its work runs on until it returns, and its result is dropped"
+    );
+    let second = c
+        .call(
+            2,
+            "tools/call",
+            json!({"name": "scarce_blocking", "arguments": {"ms": 1}}),
+        )
+        .await;
+    assert_eq!(text(&second), "held the thread 1 ms", "{second}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(550),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(SCARCE_MOST.load(Ordering::SeqCst), 1, "two calls ran at once");
     c.close().await.unwrap();
 }

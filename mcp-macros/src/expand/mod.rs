@@ -277,6 +277,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 scopes: &[#(#scopes),*],
                 timeout_ms: #timeout,
                 max_concurrency: #max_concurrency,
+                blocking: #blocking,
                 rate_limit: #rate_limit,
                 visible_if: #visible_if,
                 ui: #ui,

@@ -114,6 +114,9 @@ pub(crate) async fn call(
         }
     };
     let Some(task) = task.filter(|t| t.is_task()) else {
+        if entry.blocking {
+            return run_holding(entry, params.name(), args, ctx, timeout, place).await;
+        }
         // Held until the call ends.
         let _place = place;
         #[cfg(feature = "client")]
@@ -192,6 +195,56 @@ async fn run_plain(
             let text = crate::tools::timed_out(name, limit);
             Ok(Outcome::Complete(ToolReply::Result(Box::new(crate::tools::error_result(text)))))
         }
+    }
+}
+
+/// A `#[tool(blocking)]` call: its handler runs in a task of its own,
+/// which holds the call's place (of a tool bounded in calls at once) until
+/// the function returns. A call that timed out, or that its client
+/// cancelled, is answered (or dropped) at once, but its function goes on on
+/// its thread, and the place stays taken until it ends.
+async fn run_holding(
+    entry: &crate::server::ToolEntry,
+    name: &str,
+    args: Option<&RawValue>,
+    ctx: Context,
+    timeout: Option<std::time::Duration>,
+    place: Option<tokio::sync::OwnedSemaphorePermit>,
+) -> Result<Outcome<ToolReply>, McpError> {
+    let cancel = ctx.cancellation().child();
+    let ctx = ctx.with_cancel(cancel.clone());
+    let future = match crate::panic::call_caught(|| (entry.handler)(args, ctx)) {
+        Ok(future) => future,
+        Err(message) => return Err(panicked(name, &message)),
+    };
+    let mut running = tokio::spawn(async move {
+        let _place = place;
+        future.await
+    });
+    let deadline = async {
+        match timeout {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    let joined = tokio::select! {
+        joined = &mut running => joined,
+        () = deadline => {
+            let limit = timeout.unwrap_or_default();
+            cancel.cancel();
+            tracing::warn!(tool = %name, "tool call timed out after {limit:?}; its function runs on until it returns");
+            let text = crate::tools::timed_out_blocking(name, limit);
+            return Ok(Outcome::Complete(ToolReply::Result(Box::new(crate::tools::error_result(text)))));
+        }
+    };
+    match joined {
+        Ok(result) => complete(result),
+        Err(e) => match e.try_into_panic() {
+            Ok(payload) => Err(panicked(name, &crate::panic::panic_message(&*payload))),
+            Err(_) => Err(McpError::internal(
+                "Internal error: the server stopped before the tool ran",
+            )),
+        },
     }
 }
 

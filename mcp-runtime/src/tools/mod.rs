@@ -18,3 +18,9 @@ pub(crate) use mcp_grammar::is_valid_tool_name as is_valid_name;
 pub(crate) fn timed_out(tool: &str, limit: std::time::Duration) -> String {
     format!("Tool `{tool}` timed out after {limit:?} and was stopped")
 }
+
+/// The same for a `#[tool(blocking)]` function, which cannot be stopped:
+/// it runs on until it returns, and its result is dropped.
+pub(crate) fn timed_out_blocking(tool: &str, limit: std::time::Duration) -> String {
+    format!("Tool `{tool}` timed out after {limit:?}; its work runs on until it returns, and its result is dropped")
+}

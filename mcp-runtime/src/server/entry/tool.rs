@@ -67,6 +67,9 @@ pub struct ToolDef {
     pub timeout_ms: Option<u64>,
     /// Calls running at once, at most (`#[tool(max_concurrency = 4)]`).
     pub max_concurrency: Option<u64>,
+    /// Whether it is a synchronous function run on the blocking pool
+    /// (`#[tool(blocking)]`).
+    pub blocking: bool,
     /// Calls per caller (`#[tool(rate_limit = "5/s")]`).
     pub rate_limit: Option<crate::limits::Rate>,
     /// Whether the caller sees the tool (`#[tool(visible_if = f)]`).
@@ -146,6 +149,10 @@ pub struct ToolEntry {
     pub(crate) timeout: Option<std::time::Duration>,
     /// The places of the calls running at once, when they are bounded.
     pub(crate) concurrency: Option<Arc<tokio::sync::Semaphore>>,
+    /// Whether its handler runs a function on the blocking pool, which goes
+    /// on when the call is dropped: a bounded call's place is held until it
+    /// returns.
+    pub(crate) blocking: bool,
     /// Whether the caller sees the tool, when it is not everyone.
     pub(crate) visible: Option<Predicate>,
     /// Calls per caller, when the tool has a rate of its own.
@@ -185,6 +192,7 @@ impl ToolEntry {
             scopes: def.scopes.iter().map(|s| (*s).to_owned()).collect(),
             timeout: def.timeout_ms.map(std::time::Duration::from_millis),
             concurrency: def.max_concurrency.map(places),
+            blocking: def.blocking,
             visible: def.visible_if.map(|f| Arc::new(f) as Predicate),
             rate_limit: def.rate_limit,
             ui: def.ui.map(|ui| ui.to_meta()),
@@ -252,6 +260,7 @@ impl ToolEntry {
             scopes: Vec::new(),
             timeout: None,
             concurrency: None,
+            blocking: false,
             visible: None,
             rate_limit: None,
             relays_tasks: false,
@@ -497,6 +506,7 @@ mod tests {
             scopes: &[],
             timeout_ms: None,
             max_concurrency: None,
+            blocking: false,
             rate_limit: None,
             visible_if: None,
             ui: None,

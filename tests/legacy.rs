@@ -69,6 +69,27 @@ async fn legacy_long(task: Task) -> &'static str {
     "stopped"
 }
 
+static HELD_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static HELD_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Set when `held`'s future is dropped.
+struct HeldStopped;
+
+impl Drop for HeldStopped {
+    fn drop(&mut self) {
+        HELD_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Runs for a minute, unless stopped.
+#[tool]
+async fn held() -> &'static str {
+    let _stopped = HeldStopped;
+    HELD_STARTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "a minute"
+}
+
 fn init_request(id: i64, version: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": version,
@@ -740,4 +761,81 @@ async fn a_legacy_session_gets_its_json_rpc_errors_with_200() {
     // The session still serves.
     let ping = http(addr, "POST", &headers, &legacy(5, "ping", json!({}))).await;
     assert_eq!(ping.status, 200);
+}
+
+/// A session's messages speak its revision: an `MCP-Protocol-Version` that
+/// is not one of the legacy revisions is 400 (2025-11-25: "invalid or
+/// unsupported"), on POST and GET; one of them, or none, is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_message_with_an_unsupported_version_header_is_400() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    for version in ["1999-01-01", "2026-07-28", "garbage"] {
+        let headers = [JSON, ACCEPT, sid, ("mcp-protocol-version", version)];
+        let r = http(addr, "POST", &headers, &legacy(2, "tools/list", json!({}))).await;
+        assert_eq!(r.status, 400, "{version}: {:?}", r.messages());
+        let message = &r.messages()[0];
+        validate_legacy(message, None);
+        assert!(
+            message["error"]["message"].as_str().unwrap().contains(version),
+            "{message}"
+        );
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        assert_eq!(http(addr, "POST", &headers, note).await.status, 400, "{version}");
+        let get = http(addr, "GET", &[ACCEPT, sid, ("mcp-protocol-version", version)], "").await;
+        assert_eq!(get.status, 400, "{version}");
+    }
+    for headers in [
+        vec![JSON, ACCEPT, sid, ("mcp-protocol-version", "2025-11-25")],
+        vec![JSON, ACCEPT, sid, ("mcp-protocol-version", "2025-06-18")],
+        vec![JSON, ACCEPT, sid],
+    ] {
+        let r = http(addr, "POST", &headers, &legacy(3, "tools/list", json!({}))).await;
+        assert_eq!(r.status, 200, "{headers:?}");
+        assert!(r.messages()[0]["result"]["tools"].is_array());
+    }
+}
+
+/// A session's client cancels a request with `notifications/cancelled`
+/// (2025-11-25 says disconnecting is not cancelling): the handler stops, and
+/// the request gets no answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_cancelled_notification_stops_its_request() {
+    use std::sync::atomic::Ordering;
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = {
+        let headers: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        tokio::spawn(async move {
+            let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            http(
+                addr,
+                "POST",
+                &headers,
+                &legacy(7, "tools/call", json!({"name": "held", "arguments": {}})),
+            )
+            .await
+        })
+    };
+    support::eventually("the call runs", || HELD_STARTED.load(Ordering::SeqCst)).await;
+    let cancel =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"no longer needed"}}"#;
+    assert_eq!(http(addr, "POST", &headers, cancel).await.status, 202);
+    support::eventually("the handler stops", || HELD_STOPPED.load(Ordering::SeqCst)).await;
+    let answer = tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the call's POST ends")
+        .unwrap();
+    assert!(
+        answer.messages().is_empty(),
+        "no answer to a cancelled request: {:?}",
+        answer.messages()
+    );
 }

@@ -11,7 +11,6 @@ use crate::jsonrpc::{self, Message};
 use crate::outbound::Outbound;
 use crate::protocol::RequestId;
 use crate::server::Server;
-use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::task::AbortHandle;
@@ -84,12 +83,6 @@ pub struct Connection {
     inline: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledParams {
-    request_id: RequestId,
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -139,12 +132,11 @@ impl Connection {
             Ok(Message::Request(request)) => self.spawn(request),
             Ok(Message::Notification(n)) => {
                 if n.method == "notifications/cancelled" {
-                    let params = crate::jsonrpc::parse_params::<CancelledParams>(n.params.as_deref());
-                    if let Ok(p) = params {
-                        if let Some((cancel, abort, ..)) = self.in_flight.remove(&p.request_id) {
+                    if let Some(id) = crate::jsonrpc::cancelled_request(&n) {
+                        if let Some((cancel, abort, ..)) = self.in_flight.remove(&id) {
                             cancel.cancel();
                             abort.abort();
-                            tracing::debug!(id = %p.request_id, "request cancelled by the client");
+                            tracing::debug!(%id, "request cancelled by the client");
                         }
                     }
                 } else {

@@ -412,6 +412,21 @@ pub fn encode_request<P: Serialize>(id: &RequestId, method: &str, params: &P) ->
 
 /// Parses a method's params (`_meta` inside is ignored here: it is read by
 /// [`crate::meta`]); absent params read as `{}`, a mismatch is -32602.
+/// The request a `notifications/cancelled` names, when `n` is one that reads.
+pub(crate) fn cancelled_request(n: &Notification) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct CancelledParams {
+        request_id: RequestId,
+    }
+    if n.method != "notifications/cancelled" {
+        return None;
+    }
+    parse_params::<CancelledParams>(n.params.as_deref())
+        .ok()
+        .map(|p| p.request_id)
+}
+
 pub(crate) fn parse_params<'a, T: serde::Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, McpError> {
     let text = params.map(RawValue::get).unwrap_or("{}");
     serde_json::from_str(text).map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))

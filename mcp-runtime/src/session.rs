@@ -42,6 +42,9 @@ pub struct Session {
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<HashSet<String>>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
+    /// The client's requests running over HTTP, which a
+    /// `notifications/cancelled` of the session stops.
+    running: Mutex<HashMap<RequestId, crate::cancel::Cancellation>>,
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
     /// The token subject that opened it, on an authorized endpoint.
@@ -56,6 +59,18 @@ impl Drop for Session {
     fn drop(&mut self) {
         let network = if self.id.is_some() { "tcp" } else { "pipe" };
         crate::telemetry::record_session(self.opened.elapsed().as_secs_f64(), self.version, network);
+    }
+}
+
+/// A request of a session counted as running (see [`Session::running`]).
+pub(crate) struct Running {
+    session: Arc<Session>,
+    id: RequestId,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        lock(&self.session.running).remove(&self.id);
     }
 }
 
@@ -214,12 +229,30 @@ impl Session {
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             pending: Mutex::default(),
+            running: Mutex::default(),
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
             owner: std::sync::OnceLock::new(),
             opened: Instant::now(),
             _alive: crate::telemetry::Held::new(crate::telemetry::Gauge::Sessions),
         }
+    }
+
+    /// Counts the client's request `id` among the session's running ones
+    /// until the guard returned drops: a `notifications/cancelled` naming it
+    /// fires `cancel` ([`cancel_request`](Self::cancel_request)).
+    pub(crate) fn running(self: &Arc<Self>, id: RequestId, cancel: crate::cancel::Cancellation) -> Running {
+        lock(&self.running).insert(id.clone(), cancel);
+        Running {
+            session: self.clone(),
+            id,
+        }
+    }
+
+    /// Stops the client's running request `id`, if it runs.
+    pub(crate) fn cancel_request(&self, id: &RequestId) -> bool {
+        let cancel = lock(&self.running).remove(id);
+        cancel.map(|c| c.cancel()).is_some()
     }
 
     /// Binds the session to the principal that opened it (the token's

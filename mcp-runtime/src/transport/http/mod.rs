@@ -281,6 +281,12 @@ impl McpService {
                     _ => (None, true),
                 },
             };
+            // A session's GET and DELETE speak its revision.
+            if let (&Method::GET | &Method::DELETE, Some(_)) = (&method, &session) {
+                if let Some(refused) = legacy_version_refused(&headers) {
+                    return refused;
+                }
+            }
             match (&method, &session) {
                 (&Method::POST, _) => {}
                 (&Method::GET, Some(s)) => return self.session_stream(s.clone(), identity),
@@ -312,14 +318,30 @@ impl McpService {
                 Ok(bytes) => bytes,
                 Err(e) => return e.response(),
             };
-            let (request, session) = match jsonrpc::parse(&bytes) {
+            let parsed = jsonrpc::parse(&bytes);
+            // A message of a session (not a modern request) speaks its revision.
+            if session.is_some() && parsed.as_ref().is_ok_and(|m| !is_modern(m)) {
+                if let Some(refused) = legacy_version_refused(&headers) {
+                    return refused;
+                }
+            }
+            let (request, session) = match parsed {
                 Err(rejected) => {
                     let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
                     *r.status_mut() = StatusCode::BAD_REQUEST;
                     return r;
                 }
                 Ok(_) if unknown_session && !modern_request(&bytes) => return session_not_found(),
-                Ok(Message::Notification(_)) => return status(StatusCode::ACCEPTED),
+                Ok(Message::Notification(n)) => {
+                    // A session's client cancels its request with a notification
+                    // (2025-11-25); a 2026-07-28 client closes the request's stream.
+                    if let (Some(session), Some(id)) = (&session, crate::jsonrpc::cancelled_request(&n)) {
+                        if session.cancel_request(&id) {
+                            tracing::debug!(%id, "request cancelled by the client");
+                        }
+                    }
+                    return status(StatusCode::ACCEPTED);
+                }
                 Ok(Message::Response(r)) => {
                     // Only a legacy session's server-to-client request awaits an answer.
                     let id = r.id.clone();
@@ -453,8 +475,24 @@ impl McpService {
         let guard = CancelOnDrop(Some(cancel.clone()));
         // The box owns the scope and lends it: held once, not also by value
         // in the dispatcher's future (a listen stream keeps this box open).
-        let mut reply: body::ReplyFuture =
-            crate::boxed::boxed!(async move { crate::dispatch::handle_in(&server, &request, &mut scope).await });
+        let mut reply: body::ReplyFuture = match scope.session.clone() {
+            None => {
+                crate::boxed::boxed!(async move { crate::dispatch::handle_in(&server, &request, &mut scope).await })
+            }
+            // A session's request stops at its `notifications/cancelled`,
+            // and is not answered then (its stream ends, or 202).
+            Some(session) => {
+                let running = session.running(request.id.clone(), cancel.clone());
+                let cancelled = cancel.clone();
+                crate::boxed::boxed!(async move {
+                    let _running = running;
+                    tokio::select! {
+                        reply = crate::dispatch::handle_in(&server, &request, &mut scope) => reply,
+                        () = cancelled.cancelled() => Reply { body: Vec::new(), status: 200, retry_after: None },
+                    }
+                })
+            }
+        };
         tokio::select! {
             biased;
             first = rx.recv() => {
@@ -469,6 +507,10 @@ impl McpService {
                     done.status = 200;
                 }
                 let queued = rx.drain();
+                if legacy && done.body.is_empty() {
+                    // Cancelled by the client: nothing to answer.
+                    return status(StatusCode::ACCEPTED);
+                }
                 if queued.is_empty() {
                     let challenge = match &self.config.auth {
                         Some(auth) if done.status == 403 => auth::insufficient_scope(auth, &done.body),
@@ -514,10 +556,31 @@ fn session_not_found() -> Response<McpBody> {
     error_response(StatusCode::NOT_FOUND, &e)
 }
 
+/// The 400 a session's message gets when its `MCP-Protocol-Version` is
+/// not a revision of that era (2025-11-25: "invalid or unsupported"); none
+/// when it is one, or absent (a client of 2025-03-26 sends none).
+fn legacy_version_refused(headers: &HeaderMap) -> Option<Response<McpBody>> {
+    let sent = header_text(headers, &crate::headers::PROTOCOL_VERSION)?;
+    let sent = sent.trim();
+    if crate::legacy::LEGACY_VERSIONS.contains(&sent) {
+        return None;
+    }
+    let e = crate::error::McpError::invalid_request(format!(
+        "Bad Request: unsupported MCP-Protocol-Version {sent:?} for this session (it speaks {})",
+        crate::legacy::LEGACY_VERSIONS.join(", ")
+    ));
+    Some(error_response(StatusCode::BAD_REQUEST, &e))
+}
+
+/// Whether a message is a request with a modern `_meta` protocol version.
+fn is_modern(message: &Message) -> bool {
+    matches!(message, Message::Request(r) if crate::meta::has_protocol_version(r.params.as_deref()))
+}
+
 /// Whether a message is a request with a modern `_meta` protocol version
 /// (read again only when an unknown session id came with it).
 fn modern_request(bytes: &[u8]) -> bool {
-    matches!(jsonrpc::parse(bytes), Ok(Message::Request(r)) if crate::meta::has_protocol_version(r.params.as_deref()))
+    jsonrpc::parse(bytes).is_ok_and(|m| is_modern(&m))
 }
 
 static SESSION_ID: http::HeaderName = http::HeaderName::from_static("mcp-session-id");

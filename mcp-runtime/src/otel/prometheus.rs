@@ -12,7 +12,7 @@ use opentelemetry_sdk::metrics::{InstrumentKind, ManualReader, Pipeline, Tempora
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -204,12 +204,27 @@ impl Endpoint {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         std::thread::Builder::new().name("mcp-metrics".into()).spawn(move || {
+            let answering = Arc::new(AtomicUsize::new(0));
             for stream in listener.incoming() {
                 if stopping.load(Ordering::Relaxed) {
                     break;
                 }
-                if let Ok(stream) = stream {
-                    answer(stream, &reader);
+                let Ok(stream) = stream else { continue };
+                // Each on a thread of its own, so that a client that sends
+                // nothing holds up no scrape; a few at once, the rest closed.
+                if answering.fetch_add(1, Ordering::SeqCst) >= MAX_ANSWERING {
+                    answering.fetch_sub(1, Ordering::SeqCst);
+                    continue;
+                }
+                let (reader, done) = (reader.clone(), answering.clone());
+                let spawned = std::thread::Builder::new()
+                    .name("mcp-metrics-answer".into())
+                    .spawn(move || {
+                        answer(stream, &reader);
+                        done.fetch_sub(1, Ordering::SeqCst);
+                    });
+                if spawned.is_err() {
+                    answering.fetch_sub(1, Ordering::SeqCst);
                 }
             }
         })?;
@@ -229,13 +244,24 @@ impl Drop for Endpoint {
     }
 }
 
-/// Reads one request (a scraper's GET, at most 8 KiB, 2 s) and answers it.
+/// Requests answered at once; a connection past them is closed.
+const MAX_ANSWERING: usize = 8;
+
+/// How long a request may take to arrive, whole.
+const READ_WITHIN: Duration = Duration::from_secs(2);
+
+/// Reads one request (a scraper's GET, at most 8 KiB, within 2 s in all)
+/// and answers it.
 fn answer(mut stream: TcpStream, reader: &SharedReader) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+    let _ = stream.set_write_timeout(Some(READ_WITHIN));
+    let deadline = std::time::Instant::now() + READ_WITHIN;
     let mut head = Vec::with_capacity(512);
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 8192 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
         match stream.read(&mut buf) {
             Ok(0) | Err(_) => return,
             Ok(n) => head.extend_from_slice(&buf[..n]),
@@ -261,4 +287,30 @@ fn answer(mut stream: TcpStream, reader: &SharedReader) {
         body.len()
     );
     let _ = stream.write_all(response.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Clients that connect and send nothing hold up no scrape.
+    #[test]
+    fn silent_clients_do_not_hold_up_a_scrape() {
+        let endpoint = Endpoint::serve("127.0.0.1:0", SharedReader::new()).unwrap();
+        let addr = endpoint.local_addr();
+        let silent: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        std::thread::sleep(Duration::from_millis(100));
+        let started = std::time::Instant::now();
+        let mut scraper = TcpStream::connect(addr).unwrap();
+        scraper.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        scraper
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: metrics\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        scraper.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 "), "{answer}");
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(1), "answered after {took:?}");
+        drop(silent);
+    }
 }

@@ -99,6 +99,9 @@ impl Session {
                 let response = shared.authorized(request).await?;
                 shared.keep_session(&response);
                 let status = response.status();
+                if let Some(ended) = shared.session_ended(status) {
+                    return Err(ended);
+                }
                 if status.is_success() {
                     Ok(())
                 } else {
@@ -185,6 +188,21 @@ impl Session {
 }
 
 impl Shared {
+    /// A 404 to a message of a 2025-11-25 session: the server no longer
+    /// knows it (it restarted, or the session expired). The connection
+    /// ends, every request on it failing, and the client opens a new one
+    /// for the next request ([`super::SESSION_ENDED`]).
+    fn session_ended(&self, status: reqwest::StatusCode) -> Option<ClientError> {
+        if status != reqwest::StatusCode::NOT_FOUND || self.session_id().is_none() {
+            return None;
+        }
+        self.inbox.close(super::SESSION_ENDED);
+        Some(ClientError::Closed {
+            upstream: self.upstream.to_string(),
+            why: super::SESSION_ENDED.into(),
+        })
+    }
+
     fn session_id(&self) -> Option<String> {
         self.session.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
@@ -250,6 +268,9 @@ impl Shared {
         let response = self.authorized(request).await?;
         self.keep_session(&response);
         let status = response.status();
+        if let Some(ended) = self.session_ended(status) {
+            return Err(ended);
+        }
         if !status.is_success() {
             let body = response.text().await.unwrap_or_default();
             return Err(self.refused(status, &body));

@@ -49,6 +49,11 @@ use tokio::sync::{broadcast, mpsc, watch};
 /// The protocol revision of the era before 2026-07-28 that the client speaks.
 pub const LEGACY_PROTOCOL_VERSION: &str = "2025-11-25";
 
+/// Why a connection to a 2025-11-25 HTTP server ended when the server
+/// answered 404 to its session: the next request opens a new session (and
+/// the one that got the 404, never served, is sent again on it).
+const SESSION_ENDED: &str = "the server no longer knows the session (HTTP 404)";
+
 /// How long `server/discover` may take before the server is taken for a
 /// 2025-11-25 one that ignores it.
 const DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -314,6 +319,7 @@ impl ClientBuilder {
             live: Mutex::new(None),
             answerer: self.answerer.clone(),
             generation,
+            reconnecting: tokio::sync::Mutex::new(()),
             listening: Default::default(),
         });
         let live = inner.open().await?;
@@ -358,6 +364,8 @@ struct Inner {
     /// Bumped at each (re)connection, and when the list-change stream is
     /// opened again on the same one.
     generation: watch::Sender<u64>,
+    /// Held while an HTTP connection whose session ended is opened again.
+    reconnecting: tokio::sync::Mutex<()>,
     /// Whether [`Client::listen`] keeps a list-change stream open.
     listening: std::sync::atomic::AtomicBool,
 }
@@ -871,6 +879,25 @@ impl Client {
             .ok_or_else(|| self.inner.closed("not connected".into()))
     }
 
+    /// The connection requests go on: an HTTP one whose session the server
+    /// ended is opened again first (once, for every request that finds it
+    /// ended); `connections` then changes.
+    async fn connected(&self) -> Result<Arc<Live>, ClientError> {
+        let live = self.live()?;
+        if !matches!(live.link, Link::Http(_)) || live.inbox.closed().as_deref() != Some(SESSION_ENDED) {
+            return Ok(live);
+        }
+        let _one = self.inner.reconnecting.lock().await;
+        let current = self.live()?;
+        if !Arc::ptr_eq(&current, &live) {
+            return Ok(current);
+        }
+        let fresh = self.inner.open().await?;
+        tracing::info!(upstream = %self.inner.name, "the server no longer knew the session: a new one is open");
+        self.inner.set_live(fresh.clone());
+        Ok(fresh)
+    }
+
     /// The era the connection speaks.
     pub fn era(&self) -> Option<Era> {
         self.inner.current().map(|l| l.era)
@@ -952,8 +979,17 @@ impl Client {
         params: Value,
         progress: Option<i64>,
     ) -> Result<Value, ClientError> {
-        let live = self.live()?;
-        let mut result = self.inner.exchange_as(&live, id, method, params, progress).await?;
+        let live = self.connected().await?;
+        let again = live.era == Era::Legacy && matches!(live.link, Link::Http(_));
+        let kept = again.then(|| params.clone());
+        let mut result = match (self.inner.exchange_as(&live, id, method, params, progress).await, kept) {
+            // Refused for the session alone: sent again on a new one.
+            (Err(ClientError::Closed { why, .. }), Some(params)) if why == SESSION_ENDED => {
+                let live = self.connected().await?;
+                self.inner.exchange_as(&live, id, method, params, progress).await?
+            }
+            (outcome, _) => outcome?,
+        };
         if live.era == Era::Legacy {
             // 2025-11-25 results carry no resultType: they are complete.
             if let Some(object) = result.as_object_mut() {

@@ -413,6 +413,30 @@ async fn the_client_speaks_http_in_both_eras() {
     outcome.expect("the era found");
 }
 
+/// A 2025-11-25 upstream's call parked for its caller's answer is not bound
+/// by the client's timeout, which counts only while the call runs: an answer
+/// that takes longer than it still reaches the upstream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_parked_call_outlasts_the_clients_timeout() {
+    let upstream = Client::stdio(everything(), Vec::<String>::new())
+        .name("ev")
+        .era(Era::Legacy)
+        .timeout(Duration::from_secs(1));
+    let server = gateway(vec![("ev", upstream)]);
+    // The person answers after a second and a half.
+    let client = TestClient::new(&server).on_elicit(|ask| {
+        std::thread::sleep(Duration::from_millis(1500));
+        elicit_ada(ask)
+    });
+    until_listed(&client, "ev_test_input_required_result_elicitation").await;
+    let hello = client
+        .call_tool("ev_test_input_required_result_elicitation", json!({}))
+        .await
+        .expect("the call, answered after the client's timeout");
+    assert_eq!(hello.text(), "Hello, Ada!");
+    assert!(client.rounds() >= 1, "the call asked");
+}
+
 /// Connects a client to `url`, trying again while the process starts.
 async fn connect_http(url: &str) -> Client {
     let deadline = Instant::now() + Duration::from_secs(20);

@@ -49,7 +49,7 @@ impl Client {
         let (open_inner, open_live) = (inner.clone(), live.clone());
         tokio::spawn(async move {
             if let Err(e) = open_inner
-                .exchange_as(&open_live, id, "subscriptions/listen", params, None)
+                .exchange_as(&open_live, id, "subscriptions/listen", params, None, None)
                 .await
             {
                 tracing::debug!(upstream = %open_inner.name, "subscriptions/listen ended: {e}");

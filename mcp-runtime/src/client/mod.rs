@@ -609,10 +609,12 @@ impl Inner {
         progress: Option<i64>,
     ) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.exchange_as(live, id, method, params, progress).await
+        self.exchange_as(live, id, method, params, progress, Some(self.timeout))
+            .await
     }
 
-    /// [`exchange`](Self::exchange) with the request id given.
+    /// [`exchange`](Self::exchange) with the request id given, its answer
+    /// awaited `within` that long (`None`: for as long as it takes).
     async fn exchange_as(
         &self,
         live: &Live,
@@ -620,13 +622,13 @@ impl Inner {
         method: &str,
         params: Value,
         progress: Option<i64>,
+        within: Option<Duration>,
     ) -> Result<Value, ClientError> {
         let response = self.send_request(live, id, method, params, progress).await?;
         // A stream that stays open (a listen stream) has no answer to wait for in time.
-        let answered = if live.inbox.is_background(id) {
-            Ok(response.await)
-        } else {
-            tokio::time::timeout(self.timeout, response).await
+        let answered = match within.filter(|_| !live.inbox.is_background(id)) {
+            None => Ok(response.await),
+            Some(within) => tokio::time::timeout(within, response).await,
         };
         match answered {
             Ok(Ok(Ok(result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
@@ -639,7 +641,10 @@ impl Inner {
                 self.cancel(live, id, "timed out").await;
                 Err(ClientError::Transport {
                     upstream: self.name.to_string(),
-                    detail: format!("no answer to {method} within {} s", self.timeout.as_secs()),
+                    detail: format!(
+                        "no answer to {method} within {} s",
+                        within.unwrap_or_default().as_secs()
+                    ),
                 })
             }
         }
@@ -964,6 +969,11 @@ impl Client {
         matches!(self.inner.target, Target::Stdio(_))
     }
 
+    /// How long a request's answer is awaited (`ClientBuilder::timeout`).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.inner.timeout
+    }
+
     /// A request id no request of this client has used.
     pub(crate) fn next_id(&self) -> i64 {
         self.inner.next_id.fetch_add(1, Ordering::Relaxed)
@@ -979,14 +989,37 @@ impl Client {
         params: Value,
         progress: Option<i64>,
     ) -> Result<Value, ClientError> {
+        self.request_within(id, method, params, progress, Some(self.inner.timeout))
+            .await
+    }
+
+    /// [`request_as`](Self::request_as) with its answer awaited `within`
+    /// that long instead of the client's timeout (`None`: for as long as it
+    /// takes, for a call whose caller bounds it: a gateway's call that waits
+    /// for people's answers, or follows a task).
+    pub(crate) async fn request_within(
+        &self,
+        id: i64,
+        method: &str,
+        params: Value,
+        progress: Option<i64>,
+        within: Option<Duration>,
+    ) -> Result<Value, ClientError> {
         let live = self.connected().await?;
         let again = live.era == Era::Legacy && matches!(live.link, Link::Http(_));
         let kept = again.then(|| params.clone());
-        let mut result = match (self.inner.exchange_as(&live, id, method, params, progress).await, kept) {
+        let mut result = match (
+            self.inner
+                .exchange_as(&live, id, method, params, progress, within)
+                .await,
+            kept,
+        ) {
             // Refused for the session alone: sent again on a new one.
             (Err(ClientError::Closed { why, .. }), Some(params)) if why == SESSION_ENDED => {
                 let live = self.connected().await?;
-                self.inner.exchange_as(&live, id, method, params, progress).await?
+                self.inner
+                    .exchange_as(&live, id, method, params, progress, within)
+                    .await?
             }
             (outcome, _) => outcome?,
         };

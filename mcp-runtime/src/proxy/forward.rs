@@ -30,6 +30,10 @@ use tokio::sync::{mpsc, oneshot};
 /// answer before it is cancelled.
 const PARK_TTL: Duration = Duration::from_secs(600);
 
+/// Calls of one upstream parked at once, at most: past it, an upstream call
+/// that asks is cancelled and its caller told to retry.
+const MAX_PARKED: usize = 1024;
+
 /// An ask of the upstream's and where its answer goes.
 type Asked = (Ask, oneshot::Sender<Result<Value, McpError>>);
 
@@ -176,6 +180,9 @@ struct Waiting {
 struct Parked {
     call: Call,
     waiting: Vec<Waiting>,
+    /// Which parking this is (a call is parked again at each round): its
+    /// expiry removes this one only.
+    parking: u64,
 }
 
 /// What a round carries to the next, sealed in `requestState`.
@@ -469,6 +476,11 @@ impl Upstream {
             .map_or_else(|| ctx.cancellation().clone(), |t| t.shared.cancel.clone());
         let mut asking = tokio::task::JoinSet::new();
         let mut notes = self.client.notifications();
+        // The upstream's request waits for as long as the call is parked;
+        // running, it answers or asks within the client's timeout (unless
+        // it runs as a task, which takes the time it takes).
+        let quiet = tokio::time::sleep(self.client.timeout());
+        tokio::pin!(quiet);
         loop {
             let asked = tokio::select! {
                 note = notes.recv() => {
@@ -476,6 +488,12 @@ impl Upstream {
                         self.pass_on(&note, &call, ctx);
                     }
                     continue;
+                }
+                () = &mut quiet, if task.is_none() && call.task.is_none() => {
+                    return Err(self.failed(ClientError::Transport {
+                        upstream: self.client.name().to_owned(),
+                        detail: format!("no answer to {method} within {} s", self.client.timeout().as_secs()),
+                    }));
                 }
                 done = &mut call.done => {
                     call.finished = true;
@@ -571,7 +589,7 @@ impl Upstream {
         })?;
         let requests: Map<String, Value> = waiting.iter().map(|w| (w.key.clone(), w.request.clone())).collect();
         self.routes.set_parked(call.id, true);
-        self.park(park, Parked { call, waiting });
+        self.park(park, call, waiting)?;
         Err(Halt::Ask(InputRequired {
             input_requests: requests,
             request_state: None,
@@ -608,8 +626,11 @@ impl Upstream {
         let client = self.client.clone();
         let routes = self.routes.clone();
         let method = method.to_owned();
+        // A 2025-11-25 upstream's call may wait, parked, for people's answers,
+        // or follow a task: `forward_legacy` bounds the time it runs.
+        let within = (client.era() != Some(Era::Legacy)).then(|| client.timeout());
         tokio::spawn(async move {
-            let result = client.request_as(id, &method, params, token).await;
+            let result = client.request_within(id, &method, params, token, within).await;
             routes.lock().remove(&id);
             let _ = done_tx.send(result);
         });
@@ -651,21 +672,40 @@ impl Upstream {
     }
 
     /// Keeps a call for its caller's next round, at most [`PARK_TTL`]
-    /// (then it is dropped, which cancels it upstream).
-    fn park(&self, park: String, parked: Parked) {
-        self.parked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(park.clone(), parked);
+    /// (then it is dropped, which cancels it upstream); past
+    /// [`MAX_PARKED`] calls parked, the call is dropped now and its caller
+    /// told to retry.
+    fn park(&self, park: String, call: Call, waiting: Vec<Waiting>) -> Result<(), Halt> {
+        static PARKINGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let parking = PARKINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        {
+            let mut table = self.parked.lock().unwrap_or_else(|p| p.into_inner());
+            if table.len() >= MAX_PARKED {
+                drop(table);
+                tracing::warn!(upstream = %self.client.name(), "{MAX_PARKED} calls wait for their callers' answers: one more is cancelled");
+                return Err(Halt::Protocol(
+                    McpError::internal(format!(
+                        "upstream `{}`: too many calls wait for their callers' answers; retry later",
+                        self.client.name()
+                    ))
+                    .with_data(json!({"upstream": self.client.name(), "retryable": true})),
+                ));
+            }
+            table.insert(park.clone(), Parked { call, waiting, parking });
+        }
         let table = self.parked.clone();
         let upstream = self.client.name().to_owned();
         tokio::spawn(async move {
             tokio::time::sleep(PARK_TTL).await;
-            let expired = table.lock().unwrap_or_else(|p| p.into_inner()).remove(&park);
-            if expired.is_some() {
+            let mut table = table.lock().unwrap_or_else(|p| p.into_inner());
+            // Parked again since (a later round): that parking's own expiry removes it.
+            if table.get(&park).is_some_and(|p| p.parking == parking) {
+                table.remove(&park);
+                drop(table);
                 tracing::info!(upstream = %upstream, "a call waited {} s for its caller's answer: cancelled", PARK_TTL.as_secs());
             }
         });
+        Ok(())
     }
 
     /// An upstream's progress on request `id`, and its log messages about

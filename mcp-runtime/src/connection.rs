@@ -221,6 +221,11 @@ impl Connection {
         table.insert(id, (cancel, abort, long_lived, self.serial));
     }
 
+    /// Whether `max` requests or more are running.
+    pub fn is_full(&self, max: usize) -> bool {
+        self.in_flight.table().len() >= max
+    }
+
     /// Waits while `max` requests or more are running, so that a client
     /// sending faster than they end is slowed by the pipe (back-pressure)
     /// rather than filling memory.

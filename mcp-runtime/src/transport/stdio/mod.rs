@@ -62,15 +62,30 @@ where
     let mut connection = Connection::new(server, Outbound::counted(tx, backlog.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
+    // A request read while `MAX_IN_FLIGHT` run: it waits for one to end, and
+    // nothing more is read meanwhile (back-pressure on the pipe). What is
+    // not a request (an answer to the server's ask, a cancellation) is
+    // taken in before: it may be what ends one.
+    let mut held: Option<Vec<u8>> = None;
     loop {
+        if let Some(request) = held.take() {
+            connection.room(MAX_IN_FLIGHT).await;
+            receive_line(&mut connection, &request);
+        }
         line.clear();
         // A long message's buffer is not kept for the short ones after it.
         if line.capacity() > LINE_KEPT {
             line = Vec::with_capacity(4096);
         }
+        let full = connection.is_full(MAX_IN_FLIGHT);
         match read_line(&mut reader, &mut line).await? {
             LineRead::InBuffer(end) => {
-                receive_line(&mut connection, &reader.buffer()[..end]);
+                let text = &reader.buffer()[..end];
+                if full && is_request(text) {
+                    held = Some(text.to_vec());
+                } else {
+                    receive_line(&mut connection, text);
+                }
                 reader.consume(end + 1);
             }
             LineRead::Eof => break,
@@ -79,21 +94,28 @@ where
                     crate::error::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
                 connection.receive_rejected(&error);
             }
+            LineRead::Line if full && is_request(&line) => held = Some(std::mem::take(&mut line)),
             LineRead::Line => receive_line(&mut connection, &line),
         }
         // Many lines may be read without waiting (the reader's buffer, a
         // pipe that is never empty): now and then the writer and the
         // requests that wait get their turn.
         tokio::task::consume_budget().await;
-        // Past this many requests running, the next line waits for one to end;
-        // past this many bytes unwritten, for the client to read some.
-        connection.room(MAX_IN_FLIGHT).await;
+        // Past this many bytes unwritten, the next line waits for the client to read some.
         if backlog.over(MAX_UNWRITTEN) {
             backlog.below(MAX_UNWRITTEN).await;
         }
     }
     connection.finish().await;
     writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// Whether a line is a request (what waits while too many run).
+fn is_request(line: &[u8]) -> bool {
+    matches!(
+        crate::jsonrpc::parse(trim(line)),
+        Ok(crate::jsonrpc::Message::Request(_))
+    )
 }
 
 /// Hands a line to the connection, without the whitespace around it; a

@@ -73,11 +73,15 @@ async fn a_legacy_session_subscribes_only_to_what_is_served_and_not_without_end(
 }
 
 async fn serve(limits: SubscriptionLimits) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    serve_server(server(limits)).await
+}
+
+async fn serve_server(server: Server) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
     let config = HttpConfig {
         principal_header: Some("x-user".into()),
         ..HttpConfig::default()
     };
-    let http = HttpServer::bind(server(limits), "127.0.0.1:0", config).await.unwrap();
+    let http = HttpServer::bind(server, "127.0.0.1:0", config).await.unwrap();
     let addr = http.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(http.serve_until(async {
@@ -96,8 +100,14 @@ fn headers(user: Option<&str>) -> Vec<(String, String)> {
 
 /// Opens a listen stream as `user` and reads its acknowledgement.
 async fn listen(addr: SocketAddr, user: Option<&str>) -> Sse {
+    listen_to(addr, user, &[]).await
+}
+
+/// Opens a listen stream as `user` following `uris` and reads its
+/// acknowledgement.
+async fn listen_to(addr: SocketAddr, user: Option<&str>, uris: &[String]) -> Sse {
     let mut conn = connect(addr).await;
-    let body = rpc(1, "subscriptions/listen", listen_params(&[]));
+    let body = rpc(1, "subscriptions/listen", listen_params(uris));
     let response = conn
         .send(build(addr, hyper::Method::POST, "/mcp", &headers(user), body))
         .await;
@@ -198,4 +208,55 @@ async fn a_listen_request_names_a_bounded_number_of_resources() {
     let long = vec![format!("notes://days/{}", "1".repeat(limits.max_uri_len))];
     let v = refused(addr, Some("alice"), &long).await;
     assert_eq!(error_code(&v), -32602, "{v}");
+}
+
+/// Every listen stream and legacy session together follow a bounded number
+/// of bytes of URIs: however many callers subscribe, the memory it takes is
+/// bounded, the refusal names the bound, and what ends gives its bytes back.
+#[tokio::test]
+async fn subscriptions_are_bounded_in_bytes_across_streams_and_sessions() {
+    // Each URI below counts its 14 bytes and 64 more: room for three.
+    let uri = |day: u32| format!("notes://days/{day}");
+    let limits = SubscriptionLimits {
+        max_subscribed_bytes: 3 * (14 + 64),
+        ..SubscriptionLimits::default()
+    };
+    let server = server(limits);
+    let (addr, _stop) = serve_server(server.clone()).await;
+    let session = TestClient::new(&server).legacy();
+    let subscribe = |day: u32| {
+        let session = &session;
+        async move { session.request("resources/subscribe", json!({"uri": uri(day)})).await }
+    };
+    subscribe(1).await.expect("the first");
+    let stream = listen_to(addr, Some("alice"), &[uri(2), uri(3)]).await;
+    let full = subscribe(4).await.expect_err("past the bytes");
+    assert_eq!(code(&full), -32603, "{full:?}");
+    assert!(full.message().contains("max_subscribed_bytes"), "{full:?}");
+    subscribe(1).await.expect("one it follows: no change");
+    let v = refused(addr, Some("bob"), &[uri(5)]).await;
+    assert_eq!(error_code(&v), -32603, "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("max_subscribed_bytes"),
+        "{v}"
+    );
+    // A stream that follows nothing still opens.
+    drop(listen(addr, Some("bob")).await);
+    // A stream that ends gives its bytes back.
+    drop(stream);
+    let mut room = Err(full);
+    for _ in 0..50 {
+        room = subscribe(4).await;
+        if room.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    room.expect("the closed stream's bytes are given back");
+    subscribe(5).await.expect("room for the third");
+    session
+        .request("resources/unsubscribe", json!({"uri": uri(1)}))
+        .await
+        .expect("unsubscribed");
+    drop(listen_to(addr, Some("bob"), &[uri(6)]).await);
 }

@@ -13,7 +13,7 @@ use crate::outbound::Outbound;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
@@ -40,7 +40,7 @@ pub struct Session {
     /// Who the client said it is.
     pub client_info: Option<std::sync::Arc<Implementation>>,
     log_level: Mutex<Option<LoggingLevel>>,
-    subscriptions: Mutex<HashSet<String>>,
+    subscriptions: Mutex<Subscribed>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
     /// The client's requests running over HTTP, which a
     /// `notifications/cancelled` of the session stops.
@@ -60,6 +60,14 @@ impl Drop for Session {
         let network = if self.id.is_some() { "tcp" } else { "pipe" };
         crate::telemetry::record_session(self.opened.elapsed().as_secs_f64(), self.version, network);
     }
+}
+
+/// The resources a legacy session follows, and their bytes counted
+/// towards `max_subscribed_bytes`.
+#[derive(Debug, Default)]
+struct Subscribed {
+    uris: HashSet<String>,
+    held: Option<HeldBytes>,
 }
 
 /// A request of a session counted as running (see [`Session::running`]).
@@ -98,6 +106,22 @@ pub struct SubscriptionLimits {
     /// The longest resource URI subscribed to (default 8 KiB; longer
     /// -32602).
     pub max_uri_len: usize,
+    /// Bytes of resource URIs followed at once by every
+    /// `subscriptions/listen` stream and legacy session together, each URI
+    /// counted as its length plus 64 bytes (default
+    /// 64 MiB; past it -32603): the memory subscriptions take, however many
+    /// callers and sessions make them.
+    pub max_subscribed_bytes: usize,
+}
+
+/// What one followed resource URI counts towards
+/// [`SubscriptionLimits::max_subscribed_bytes`] beyond its length: the
+/// string's header and its place in a set.
+const SUBSCRIPTION_OVERHEAD: usize = 64;
+
+/// What following `uri` counts towards `max_subscribed_bytes`.
+pub(crate) fn subscription_cost(uri: &str) -> usize {
+    uri.len().saturating_add(SUBSCRIPTION_OVERHEAD)
 }
 
 impl Default for SubscriptionLimits {
@@ -108,6 +132,7 @@ impl Default for SubscriptionLimits {
             max_anonymous_streams: 1_000,
             max_resource_subscriptions: 1_000,
             max_uri_len: 8 * 1024,
+            max_subscribed_bytes: 64 << 20,
         }
     }
 }
@@ -127,11 +152,13 @@ impl SubscriptionLimits {
     }
 }
 
-/// The streams open at once, in all and per principal.
+/// The streams open at once, in all and per principal, and the bytes of
+/// the resource URIs they and the legacy sessions follow.
 #[derive(Debug, Default)]
 pub(crate) struct Streams {
     limits: SubscriptionLimits,
     open: Mutex<OpenStreams>,
+    subscribed: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
@@ -146,7 +173,25 @@ impl Streams {
         Streams {
             limits,
             open: Mutex::default(),
+            subscribed: AtomicUsize::new(0),
         }
+    }
+
+    /// Counts `bytes` more of followed URIs until the hold is dropped, or
+    /// says they would pass `max_subscribed_bytes`.
+    pub(crate) fn hold(self: &Arc<Self>, bytes: usize) -> Result<HeldBytes, McpError> {
+        let mut held = HeldBytes {
+            streams: self.clone(),
+            bytes: 0,
+        };
+        held.add(bytes)?;
+        Ok(held)
+    }
+
+    /// Bytes of followed URIs counted now.
+    #[cfg(test)]
+    pub(crate) fn subscribed(&self) -> usize {
+        self.subscribed.load(Ordering::Relaxed)
     }
 
     /// The bounds.
@@ -207,6 +252,50 @@ impl Drop for StreamSlot {
                 open.by_principal.remove(&self.key);
             }
         }
+    }
+}
+
+/// Bytes of followed URIs, counted towards `max_subscribed_bytes` until
+/// dropped.
+#[derive(Debug)]
+pub(crate) struct HeldBytes {
+    streams: Arc<Streams>,
+    bytes: usize,
+}
+
+impl HeldBytes {
+    /// Counts `bytes` more, unless that passes the bound.
+    pub(crate) fn add(&mut self, bytes: usize) -> Result<(), McpError> {
+        let max = self.streams.limits.max_subscribed_bytes;
+        let counted = self
+            .streams
+            .subscribed
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
+                now.checked_add(bytes).filter(|&then| then <= max)
+            });
+        match counted {
+            Ok(_) => {
+                self.bytes = self.bytes.saturating_add(bytes);
+                Ok(())
+            }
+            Err(now) => Err(McpError::internal(format!(
+                "Internal error: resource subscriptions hold {now} bytes; {bytes} more would pass \
+                 {max} (SubscriptionLimits::max_subscribed_bytes)"
+            ))),
+        }
+    }
+
+    /// Gives back `bytes` of what it counts.
+    pub(crate) fn release(&mut self, bytes: usize) {
+        let bytes = bytes.min(self.bytes);
+        self.bytes -= bytes;
+        self.streams.subscribed.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
+impl Drop for HeldBytes {
+    fn drop(&mut self) {
+        self.release(self.bytes);
     }
 }
 
@@ -284,28 +373,44 @@ impl Session {
     }
 
     /// Subscribes to updates of `uri`, unless the session already follows
-    /// `max` resources (subscribing again to one it follows is no change).
-    pub fn subscribe(&self, uri: String, max: usize) -> Result<(), McpError> {
-        let mut subscriptions = lock(&self.subscriptions);
-        if subscriptions.len() >= max && !subscriptions.contains(&uri) {
+    /// `max_resource_subscriptions` resources or the server's subscriptions
+    /// hold `max_subscribed_bytes` (subscribing again to one it follows is
+    /// no change).
+    pub(crate) fn subscribe(&self, uri: String, streams: &Arc<Streams>) -> Result<(), McpError> {
+        let mut subscribed = lock(&self.subscriptions);
+        if subscribed.uris.contains(&uri) {
+            return Ok(());
+        }
+        let max = streams.limits().max_resource_subscriptions;
+        if subscribed.uris.len() >= max {
             return Err(McpError::invalid_params(format!(
                 "Invalid params: the session follows {} resources, the most allowed \
                  (SubscriptionLimits::max_resource_subscriptions); unsubscribe from one first",
-                subscriptions.len()
+                subscribed.uris.len()
             )));
         }
-        subscriptions.insert(uri);
+        let cost = subscription_cost(&uri);
+        match &mut subscribed.held {
+            Some(held) => held.add(cost)?,
+            None => subscribed.held = Some(streams.hold(cost)?),
+        }
+        subscribed.uris.insert(uri);
         Ok(())
     }
 
     /// Unsubscribes from `uri`.
     pub fn unsubscribe(&self, uri: &str) {
-        lock(&self.subscriptions).remove(uri);
+        let mut subscribed = lock(&self.subscriptions);
+        if subscribed.uris.remove(uri) {
+            if let Some(held) = &mut subscribed.held {
+                held.release(subscription_cost(uri));
+            }
+        }
     }
 
     /// Whether the session subscribed to `uri`.
     pub fn is_subscribed(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).contains(uri)
+        lock(&self.subscriptions).uris.contains(uri)
     }
 
     /// Marks the session used now.
@@ -589,12 +694,47 @@ mod tests {
     #[test]
     fn a_session_follows_a_bounded_number_of_resources() {
         let s = session();
-        assert!(s.subscribe("a://1".into(), 2).is_ok());
-        assert!(s.subscribe("a://2".into(), 2).is_ok());
-        assert!(s.subscribe("a://1".into(), 2).is_ok(), "again: no change");
-        assert!(s.subscribe("a://3".into(), 2).is_err());
+        let streams = Arc::new(Streams::new(SubscriptionLimits {
+            max_resource_subscriptions: 2,
+            ..SubscriptionLimits::default()
+        }));
+        assert!(s.subscribe("a://1".into(), &streams).is_ok());
+        assert!(s.subscribe("a://2".into(), &streams).is_ok());
+        assert!(s.subscribe("a://1".into(), &streams).is_ok(), "again: no change");
+        assert!(s.subscribe("a://3".into(), &streams).is_err());
         s.unsubscribe("a://1");
-        assert!(s.subscribe("a://3".into(), 2).is_ok());
+        assert!(s.subscribe("a://3".into(), &streams).is_ok());
+    }
+
+    #[test]
+    fn sessions_and_streams_share_one_budget_of_bytes() {
+        let cost = subscription_cost("a://1");
+        let streams = Arc::new(Streams::new(SubscriptionLimits {
+            max_subscribed_bytes: 3 * cost,
+            ..SubscriptionLimits::default()
+        }));
+        let (one, two) = (session(), session());
+        assert!(one.subscribe("a://1".into(), &streams).is_ok());
+        assert!(one.subscribe("a://1".into(), &streams).is_ok(), "again: counted once");
+        assert!(two.subscribe("a://1".into(), &streams).is_ok());
+        let stream = streams.hold(cost).expect("a listen stream's URI");
+        assert_eq!(streams.subscribed(), 3 * cost);
+        let full = two.subscribe("a://2".into(), &streams).expect_err("past the budget");
+        assert!(full.message().contains("max_subscribed_bytes"), "{full:?}");
+        assert!(!two.is_subscribed("a://2"), "a refused URI is not followed");
+        assert!(streams.hold(1).is_err());
+        two.unsubscribe("a://1");
+        two.unsubscribe("a://1");
+        assert_eq!(streams.subscribed(), 2 * cost, "given back once");
+        assert!(two.subscribe("a://2".into(), &streams).is_ok());
+        drop((one, stream));
+        assert_eq!(
+            streams.subscribed(),
+            cost,
+            "a session or stream that ends gives back all it held"
+        );
+        drop(two);
+        assert_eq!(streams.subscribed(), 0);
     }
 
     #[tokio::test]

@@ -115,8 +115,13 @@ pub(crate) fn listen(
                 limits.check_uri(uri)?;
             }
         }
-        // Counted per principal and in all while it is open.
+        // Counted per principal and in all while it is open, and so are the
+        // bytes of the URIs it follows.
         let _slot = server.inner.streams.open(ctx.principal())?;
+        let followed = filter.resource_subscriptions.iter().fold(0usize, |sum, uri| {
+            sum.saturating_add(crate::session::subscription_cost(uri))
+        });
+        let _bytes = server.inner.streams.hold(followed)?;
         let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
         let mut rx = server.inner.events.subscribe();
         let id = ctx.request_id().clone();

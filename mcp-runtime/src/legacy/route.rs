@@ -114,14 +114,13 @@ fn open(server: &Server, request: &Request, id: Option<String>) -> Result<(Arc<S
 
 /// `resources/subscribe`: a URI of reasonable length that the catalog
 /// serves (a static resource, or one a template matches), within the
-/// session's bound.
+/// session's bound and the server's.
 fn subscribe(server: &Server, session: &Session, uri: String) -> Result<(), McpError> {
-    let limits = server.inner.streams.limits();
-    limits.check_uri(&uri)?;
+    server.inner.streams.limits().check_uri(&uri)?;
     if server.catalog().find_resource(&uri).is_none() {
         return Err(McpError::resource_not_found(&uri));
     }
-    session.subscribe(uri, limits.max_resource_subscriptions)
+    session.subscribe(uri, &server.inner.streams)
 }
 
 /// What a legacy session's request comes to.

@@ -139,6 +139,11 @@ impl Inbox {
         self.lock().closed.clone()
     }
 
+    /// Whether the connection ended for the reason `why`.
+    pub(crate) fn closed_for(&self, why: &str) -> bool {
+        self.lock().closed.as_deref() == Some(why)
+    }
+
     /// One message from the server. `related` is the request whose response
     /// stream carried it, where the transport knows (an HTTP POST's stream).
     pub(crate) fn deliver(&self, mut message: Value, related: Option<i64>) {

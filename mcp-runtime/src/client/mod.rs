@@ -889,7 +889,7 @@ impl Client {
     /// ended); `connections` then changes.
     async fn connected(&self) -> Result<Arc<Live>, ClientError> {
         let live = self.live()?;
-        if !matches!(live.link, Link::Http(_)) || live.inbox.closed().as_deref() != Some(SESSION_ENDED) {
+        if !matches!(live.link, Link::Http(_)) || !live.inbox.closed_for(SESSION_ENDED) {
             return Ok(live);
         }
         let _one = self.inner.reconnecting.lock().await;

@@ -10,7 +10,9 @@
 #      free port and waits until its tools/list has `up_add`;
 #   2. runs the checker (scripts/upstreams.sh check, on the Python SDK client) against
 #      http://127.0.0.1:PORT/mcp with --prefix up_ and --mode legacy or --mode 2026-07-28: tools
-#      listed and called (add, slow), an elicitation round trip through the gateway (greet), the
+#      listed and called (add, slow, and hop, whose response stream a 2025-era HTTP upstream
+#      closes before the answer, which the gateway resumes with Last-Event-ID), an elicitation
+#      round trip through the gateway (greet), the
 #      resource and template lists and reads, a prompt, and a list change (grow: the upstream
 #      announces tools/list_changed, the gateway refreshes its lists and tells its own client,
 #      which then lists and calls `extra`); also that the client got the era it asked for and

@@ -15,6 +15,8 @@
 # scripts/upstreams/package.json and package-lock.json) serve the same surface:
 #   tools      add(a, b) -> "<a+b>" (plus structured content), greet() -> elicits {name} mid-call ->
 #              "Hello, <name>!" ("No name given." on decline/cancel), slow(seconds) -> "slept",
+#              hop() -> closes its response stream on a 2025-era HTTP session (resumed by the
+#              client with Last-Event-ID), then "hopped",
 #              grow() -> registers tool `extra` (-> "extra ran") and announces tools/list_changed
 #   resources  fixture://readme (text/plain: "the python upstream" / "the typescript upstream"),
 #              template fixture://items/{id} -> "item <id>"

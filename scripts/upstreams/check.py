@@ -18,11 +18,13 @@ a subprocess and spoken to over stdio (it inherits this environment; its stderr 
 
 Checks, in order (each is "ok" or "error"):
   connect         the handshake (or probe) completes
-  tools_list      tools/list has add, greet, slow, grow
+  tools_list      tools/list has add, greet, slow, grow, hop
   add             add {a: 2, b: 3} -> text "5"
   greet           greet, answering the elicitation with {name: "Ada"} -> "Hello, Ada!"; the
                   request must have reached the client (form mode, a string `name` property)
   slow            slow {seconds: 0.2} -> "slept"
+  hop             hop -> "hopped" (on a 2025-era HTTP session the upstream closes the call's
+                  response stream first, and the client resumes it with Last-Event-ID)
   resources_list  resources/list has fixture://readme
   readme          resources/read fixture://readme -> "the python upstream" or "the typescript upstream"
   templates_list  resources/templates/list has fixture://items/{id}
@@ -70,6 +72,7 @@ CHECKS = (
     "add",
     "greet",
     "slow",
+    "hop",
     "resources_list",
     "readme",
     "templates_list",
@@ -222,7 +225,7 @@ class Checker:
     async def run_checks(self, client: Client) -> None:
         async def tools_list() -> None:
             names = await self.list_tool_names(client)
-            missing = [self.name(n) for n in ("add", "greet", "slow", "grow") if self.name(n) not in names]
+            missing = [self.name(n) for n in ("add", "greet", "slow", "grow", "hop") if self.name(n) not in names]
             if missing:
                 raise CheckFailed(f"tools/list lacks {missing}; it has {names}")
 
@@ -251,6 +254,12 @@ class Checker:
             text = tool_text(result, self.name("slow"))
             if text != "slept":
                 raise CheckFailed(f"slow returned {text!r}, expected 'slept'")
+
+        async def hop() -> None:
+            result = await client.call_tool(self.name("hop"), {})
+            text = tool_text(result, self.name("hop"))
+            if text != "hopped":
+                raise CheckFailed(f"hop returned {text!r}, expected 'hopped'")
 
         async def resources_list() -> None:
             uris = await all_pages(
@@ -315,6 +324,7 @@ class Checker:
             ("add", add),
             ("greet", greet),
             ("slow", slow),
+            ("hop", hop),
             ("resources_list", resources_list),
             ("readme", readme),
             ("templates_list", templates_list),

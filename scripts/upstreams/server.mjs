@@ -13,6 +13,9 @@
 //   tool greet()                elicits {name: string} from the user (form mode), then
 //                               "Hello, <name>!"; "No name given." on decline or cancel
 //   tool slow(seconds: number)  sleeps (cancellable), then "slept"
+//   tool hop()                  closes the call's response stream where the transport can (a
+//                               2025-era HTTP session, which keeps its events for resumption:
+//                               SSE polling), waits half a second, then "hopped"
 //   tool grow()                 registers tool `extra` (-> "extra ran") and announces
 //                               tools/list_changed
 //   resource fixture://readme   text/plain "the typescript upstream"
@@ -118,6 +121,16 @@ function buildServer() {
         }
     );
 
+    server.registerTool(
+        'hop',
+        { description: "Close this call's response stream where the transport can, wait half a second, then answer." },
+        async ctx => {
+            ctx.http?.closeSSE?.();
+            await new Promise(resolve => setTimeout(resolve, 500));
+            return text('hopped');
+        }
+    );
+
     server.registerTool('grow', { description: 'Register the tool `extra` and announce that the tool list changed.' }, async () => {
         grown = true;
         for (const instance of live) addExtra(instance);
@@ -162,6 +175,32 @@ function serveOnStdio() {
 }
 
 // --- Streamable HTTP -------------------------------------------------------------------------
+// The 2025-era sessions keep what they send for resumption (the SDK's EventStore interface, in
+// memory): a stream that closes early is resumed by a GET with Last-Event-ID, which replays what
+// came after that event on the same stream. A priming event stores an empty message, never replayed.
+class MemoryEventStore {
+    events = new Map(); // event id -> { streamId, message }, in the order stored
+    next = 0;
+    async storeEvent(streamId, message) {
+        const id = `${streamId}_${++this.next}`;
+        this.events.set(id, { streamId, message });
+        return id;
+    }
+    async getStreamIdForEventId(eventId) {
+        return this.events.get(eventId)?.streamId;
+    }
+    async replayEventsAfter(lastEventId, { send }) {
+        const from = this.events.get(lastEventId);
+        if (from === undefined) throw new Error(`unknown event id ${lastEventId}`);
+        let after = false;
+        for (const [id, { streamId, message }] of this.events) {
+            if (id === lastEventId) after = true;
+            else if (after && streamId === from.streamId && Object.keys(message).length > 0) await send(id, message);
+        }
+        return from.streamId;
+    }
+}
+
 function jsonRpcError(res, status, code, message) {
     if (res.headersSent) return res.end();
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -194,6 +233,8 @@ function serveOnHttp(port) {
             const server = buildServer();
             const transport = new NodeStreamableHTTPServerTransport({
                 sessionIdGenerator: () => randomUUID(),
+                eventStore: new MemoryEventStore(),
+                retryInterval: 100,
                 onsessioninitialized: id => {
                     sessions.set(id, transport);
                     live.add(server);

@@ -11,6 +11,9 @@ Surface (the same as server.mjs, the TypeScript SDK twin):
   tool greet()                elicits {name: string} from the user mid-call (form mode), then
                               "Hello, <name>!"; "No name given." on decline or cancel
   tool slow(seconds: float)   sleeps, then "slept"
+  tool hop()                  closes the call's response stream where the transport can (a
+                              2025-era HTTP session, which keeps its events for resumption: SSE
+                              polling), waits half a second, then "hopped"
   tool grow()                 registers tool `extra` (-> "extra ran") and announces
                               tools/list_changed
   resource fixture://readme   text/plain "the python upstream"
@@ -31,12 +34,13 @@ from __future__ import annotations
 
 import copy
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 from pydantic import BaseModel, Field
 
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.streamable_http import EventMessage, EventStore
 
 server = MCPServer(
     "upstream-py",
@@ -73,6 +77,38 @@ async def slow(seconds: float) -> str:
     """Sleep for the given number of seconds, then answer."""
     await anyio.sleep(max(0.0, seconds))
     return "slept"
+
+
+@server.tool(structured_output=False)
+async def hop(ctx: Context) -> str:
+    """Close this call's response stream where the transport can, wait half a second, then answer."""
+    await ctx.close_sse_stream()
+    await anyio.sleep(0.5)
+    return "hopped"
+
+
+class MemoryEventStore(EventStore):
+    """What the 2025-era sessions send, kept for resumption: a stream that closes early is resumed
+    by a GET with Last-Event-ID, which replays what came after that event on the same stream. A
+    priming event stores no message, and is never replayed."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, Any]] = []  # (event id, stream id, message)
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:
+        index = next((i for i, event in enumerate(self.events) if event[0] == last_event_id), None)
+        if index is None:
+            return None
+        stream_id = self.events[index][1]
+        for event_id, stream, message in self.events[index + 1 :]:
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
 
 
 def extra() -> str:
@@ -116,7 +152,9 @@ def serve_http(port: int) -> None:
     log_config = copy.deepcopy(LOGGING_CONFIG)
     for handler in log_config["handlers"].values():
         handler["stream"] = "ext://sys.stderr"
-    app = server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp", host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100
+    )
     print(f"upstream-py: serving http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
     uvicorn.run(app, host="127.0.0.1", port=port, log_config=log_config, log_level="info")
 

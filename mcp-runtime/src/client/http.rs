@@ -2,7 +2,10 @@
 //! request's answer is a JSON body or an event stream that may carry the
 //! server's notifications and (2025-11-25) its requests before the response.
 //! A 2025-11-25 session keeps the `Mcp-Session-Id` the server gave and
-//! listens on a GET stream for what the server sends unasked.
+//! listens on a GET stream for what the server sends unasked. A stream
+//! whose events have ids is resumed after it ends (a GET with
+//! `Last-Event-ID`), as a 2025-11-25 server that closes a request's stream
+//! before the answer expects (SSE polling).
 
 use super::credentials::{Grant, Tokens};
 use super::inbox::Inbox;
@@ -15,6 +18,17 @@ use tokio::sync::watch;
 
 /// The most one response body (or one event) may hold: 64 MiB.
 const MAX_BODY: usize = 64 << 20;
+
+/// How long to wait before resuming a stream when the server named no
+/// `retry`.
+const RESUME_DELAY: Duration = Duration::from_secs(1);
+
+/// The longest `retry` of a server honored.
+const MAX_RESUME_DELAY: Duration = Duration::from_secs(30);
+
+/// Resumptions of a request's stream in a row that bring no new event,
+/// after which the request fails.
+const MAX_RESUMES: u32 = 5;
 
 /// Where the server is, and the headers every request carries.
 #[derive(Debug, Clone)]
@@ -80,8 +94,9 @@ impl Session {
                 // Held while the reader starts, so that its removal comes after.
                 let mut reading = shared.reading.lock().unwrap_or_else(|p| p.into_inner());
                 let reader = shared.clone();
+                let version = head.version.map(str::to_owned);
                 let task = tokio::spawn(async move {
-                    let ended = reader.exchange(request, id).await;
+                    let ended = reader.exchange(request, id, version).await;
                     reader.reading.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
                     // Nothing to fail when the answer came.
                     reader.inbox.fail(
@@ -119,21 +134,23 @@ impl Session {
         let version = version.to_owned();
         tokio::spawn(async move {
             let mut closed = shared.closed.subscribe();
+            // Kept from one stream to the next: the last event's id, which
+            // the next GET resumes after, and the server's `retry`.
+            let mut events = Events::default();
             loop {
-                let mut get = shared
-                    .http
-                    .get(&shared.endpoint.url)
-                    .header("accept", "text/event-stream")
-                    .header("mcp-protocol-version", &version);
-                for (name, value) in &shared.endpoint.headers {
-                    get = get.header(name, value);
-                }
-                if let Some(id) = shared.session_id() {
-                    get = get.header("mcp-session-id", id);
+                let mut get = shared.get(Some(&version));
+                if let Some(last) = &events.last_id {
+                    get = get.header("last-event-id", last);
                 }
                 let ended = tokio::select! {
                     response = shared.authorized(get) => match response {
-                        Ok(r) if r.status().is_success() => shared.read_stream(r, None).await,
+                        Ok(r) if r.status().is_success() => shared.read_stream(r, None, &mut events).await.map(|_| ()),
+                        // A server that cannot resume after the event named
+                        // may still open a new stream.
+                        Ok(r) if events.last_id.take().is_some() => {
+                            tracing::debug!(upstream = %shared.upstream, "the event stream not resumed: {}", r.status());
+                            Ok(())
+                        }
                         // The server offers no such stream (405) or refuses it.
                         Ok(r) => { tracing::debug!(upstream = %shared.upstream, "no event stream: {}", r.status()); return; }
                         Err(e) => Err(e),
@@ -144,7 +161,7 @@ impl Session {
                     tracing::debug!(upstream = %shared.upstream, "the event stream ended: {e}");
                 }
                 tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    _ = tokio::time::sleep(events.delay()) => {}
                     _ = super::until(&mut closed) => return,
                 }
             }
@@ -235,6 +252,22 @@ impl Shared {
         }
     }
 
+    /// A GET of the endpoint's event stream (the session's, or the rest of
+    /// a stream after a `Last-Event-ID`).
+    fn get(&self, version: Option<&str>) -> reqwest::RequestBuilder {
+        let mut get = self.http.get(&self.endpoint.url).header("accept", "text/event-stream");
+        if let Some(version) = version {
+            get = get.header("mcp-protocol-version", version);
+        }
+        for (name, value) in &self.endpoint.headers {
+            get = get.header(name, value);
+        }
+        if let Some(id) = self.session_id() {
+            get = get.header("mcp-session-id", id);
+        }
+        get
+    }
+
     fn post(&self, message: &Value, head: &Head<'_>) -> reqwest::RequestBuilder {
         let mut post = self
             .http
@@ -264,7 +297,12 @@ impl Shared {
     }
 
     /// Sends request `id` and delivers what comes back.
-    async fn exchange(&self, request: reqwest::RequestBuilder, id: i64) -> Result<(), ClientError> {
+    async fn exchange(
+        &self,
+        request: reqwest::RequestBuilder,
+        id: i64,
+        version: Option<String>,
+    ) -> Result<(), ClientError> {
         let response = self.authorized(request).await?;
         self.keep_session(&response);
         let status = response.status();
@@ -281,7 +319,9 @@ impl Shared {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.starts_with("text/event-stream"));
         if streamed {
-            return self.read_stream(response, Some(id)).await;
+            let mut events = Events::default();
+            let ended = self.read_stream(response, Some(id), &mut events).await;
+            return self.resume(id, version.as_deref(), events, ended).await;
         }
         let body = read_body(response).await.map_err(|detail| self.protocol(detail))?;
         let message: Value =
@@ -314,23 +354,101 @@ impl Shared {
         }
     }
 
-    /// Reads an event stream to its end, delivering each event's message.
-    async fn read_stream(&self, mut response: reqwest::Response, related: Option<i64>) -> Result<(), ClientError> {
-        let mut events = Events::default();
+    /// Reads an event stream, delivering each event's message, until it
+    /// ends or brings the answer to request `related`: whether it did.
+    async fn read_stream(
+        &self,
+        mut response: reqwest::Response,
+        related: Option<i64>,
+        events: &mut Events,
+    ) -> Result<bool, ClientError> {
         let mut closed = self.closed.subscribe();
         loop {
             let chunk = tokio::select! {
                 chunk = response.chunk() => chunk.map_err(|e| self.transport(e))?,
-                _ = super::until(&mut closed) => return Ok(()),
+                _ = super::until(&mut closed) => return Ok(false),
             };
             let Some(chunk) = chunk else {
-                return Ok(());
+                return Ok(false);
             };
+            let mut answered = false;
             for data in events.push(&chunk).map_err(|d| self.protocol(d))? {
                 match serde_json::from_str::<Value>(&data) {
-                    Ok(message) => self.inbox.deliver(message, related),
+                    Ok(message) => {
+                        answered |= related.is_some()
+                            && message.get("method").is_none()
+                            && message.get("id").and_then(Value::as_i64) == related;
+                        self.inbox.deliver(message, related);
+                    }
                     Err(e) => tracing::debug!(upstream = %self.upstream, "an event that is not JSON ({e}): {data}"),
                 }
+            }
+            if answered {
+                return Ok(true);
+            }
+        }
+    }
+
+    /// After request `id`'s response stream `ended` without its answer:
+    /// when the server gave its events ids, asks for the rest of the stream
+    /// (a GET with `Last-Event-ID`, after the `retry` the server named) as
+    /// often as it ends again, until the answer comes; [`MAX_RESUMES`]
+    /// attempts in a row that bring no new event fail the request. Without
+    /// ids, the stream cannot be resumed: as it ended.
+    async fn resume(
+        &self,
+        id: i64,
+        version: Option<&str>,
+        mut events: Events,
+        mut ended: Result<bool, ClientError>,
+    ) -> Result<(), ClientError> {
+        let mut closed = self.closed.subscribe();
+        let mut fruitless = 0u32;
+        loop {
+            if matches!(ended, Ok(true)) || *closed.borrow() {
+                return Ok(());
+            }
+            // What does not parse would not parse again.
+            let (Some(last), false) = (
+                events.last_id.clone(),
+                matches!(ended, Err(ClientError::Protocol { .. })),
+            ) else {
+                return ended.map(|_| ());
+            };
+            if let Err(e) = &ended {
+                tracing::debug!(upstream = %self.upstream, "request {id}'s stream broke off after event {last}: {e}");
+            }
+            if fruitless >= MAX_RESUMES {
+                return Err(ClientError::Closed {
+                    upstream: self.upstream.to_string(),
+                    why: format!(
+                        "the response stream ended without the answer, and {MAX_RESUMES} attempts to \
+                         resume it after event {last} brought nothing more"
+                    ),
+                });
+            }
+            fruitless += 1;
+            tokio::select! {
+                _ = tokio::time::sleep(events.delay()) => {}
+                _ = super::until(&mut closed) => return Ok(()),
+            }
+            let get = self.get(version).header("last-event-id", &last);
+            ended = match self.authorized(get).await {
+                Ok(response) => {
+                    let status = response.status();
+                    if let Some(gone) = self.session_ended(status) {
+                        return Err(gone);
+                    }
+                    if !status.is_success() {
+                        let body = response.text().await.unwrap_or_default();
+                        return Err(self.refused(status, &body));
+                    }
+                    self.read_stream(response, Some(id), &mut events).await
+                }
+                Err(e) => Err(e),
+            };
+            if events.last_id.as_deref() != Some(last.as_str()) {
+                fruitless = 0;
             }
         }
     }
@@ -362,15 +480,26 @@ fn header_value(text: &str) -> String {
     }
 }
 
-/// The server-sent events parser: lines in, each event's data out.
+/// The server-sent events parser: lines in, each event's data out; an
+/// event without data (a 2025-11-25 server's priming event) is not one.
 #[derive(Default)]
 struct Events {
     line: Vec<u8>,
     data: String,
     has_data: bool,
+    /// The last event id the server gave, which a resumption names.
+    last_id: Option<String>,
+    /// The server's `retry`, in milliseconds.
+    retry: Option<u64>,
 }
 
 impl Events {
+    /// How long to wait before the stream is asked for again.
+    fn delay(&self) -> Duration {
+        self.retry
+            .map_or(RESUME_DELAY, |ms| Duration::from_millis(ms).min(MAX_RESUME_DELAY))
+    }
+
     /// Feeds bytes; returns the data of every event they complete.
     fn push(&mut self, bytes: &[u8]) -> Result<Vec<String>, String> {
         let mut done = Vec::new();
@@ -388,20 +517,33 @@ impl Events {
             let line = String::from_utf8_lossy(&self.line).into_owned();
             self.line.clear();
             if line.is_empty() {
-                if self.has_data {
+                if self.has_data && !self.data.is_empty() {
                     done.push(std::mem::take(&mut self.data));
-                    self.has_data = false;
                 }
+                self.data.clear();
+                self.has_data = false;
                 continue;
             }
-            if let Some(value) = line.strip_prefix("data:") {
-                if self.has_data {
-                    self.data.push('\n');
+            let (field, value) = line.split_once(':').unwrap_or((line.as_str(), ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "data" => {
+                    if self.has_data {
+                        self.data.push('\n');
+                    }
+                    self.data.push_str(value);
+                    self.has_data = true;
                 }
-                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
-                self.has_data = true;
+                // An id with a NUL is ignored; an empty one forgets the last.
+                "id" if !value.contains('\0') => {
+                    self.last_id = (!value.is_empty()).then(|| value.to_owned());
+                }
+                "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                    self.retry = value.parse().ok();
+                }
+                // `event:` and comments change nothing here.
+                _ => {}
             }
-            // `event:`, `id:`, `retry:` and comments change nothing here.
         }
         Ok(done)
     }
@@ -417,6 +559,28 @@ mod tests {
         assert!(events.push(b": comment\nid: 1\nda").unwrap().is_empty());
         let out = events.push(b"ta: {\"a\":1}\r\n\r\ndata: x\ndata: y\n\n").unwrap();
         assert_eq!(out, vec!["{\"a\":1}".to_owned(), "x\ny".to_owned()]);
+    }
+
+    #[test]
+    fn events_keep_the_last_id_and_retry_and_skip_events_without_data() {
+        let mut events = Events::default();
+        assert!(
+            events.push(b"id: s1_1\nretry: 250\ndata: \n\n").unwrap().is_empty(),
+            "a priming event"
+        );
+        assert_eq!(events.last_id.as_deref(), Some("s1_1"));
+        assert_eq!(events.delay(), std::time::Duration::from_millis(250));
+        let out = events.push(b"id: s1_2\ndata: {}\n\nretry: soon\nid: a\0b\n\n").unwrap();
+        assert_eq!(out, vec!["{}".to_owned()]);
+        assert_eq!(events.last_id.as_deref(), Some("s1_2"), "an id with a NUL is ignored");
+        assert_eq!(
+            events.delay(),
+            std::time::Duration::from_millis(250),
+            "a retry not a number is ignored"
+        );
+        events.push(b"retry: 3600000\nid\n\n").unwrap();
+        assert_eq!(events.last_id, None, "an empty id forgets the last");
+        assert_eq!(events.delay(), std::time::Duration::from_secs(30), "at most 30 s");
     }
 
     #[test]

@@ -113,16 +113,7 @@ impl Session {
             None => {
                 let response = shared.authorized(request).await?;
                 shared.keep_session(&response);
-                let status = response.status();
-                if let Some(ended) = shared.session_ended(status) {
-                    return Err(ended);
-                }
-                if status.is_success() {
-                    Ok(())
-                } else {
-                    let body = response.text().await.unwrap_or_default();
-                    Err(shared.refused(status, &body))
-                }
+                shared.success(response).await.map(|_| ())
             }
         }
     }
@@ -237,6 +228,20 @@ impl Shared {
         }
     }
 
+    /// `response` when it is a success; else what it says: the session the
+    /// server forgot, or its refusal.
+    async fn success(&self, response: reqwest::Response) -> Result<reqwest::Response, ClientError> {
+        let status = response.status();
+        if let Some(ended) = self.session_ended(status) {
+            return Err(ended);
+        }
+        if status.is_success() {
+            return Ok(response);
+        }
+        let body = response.text().await.unwrap_or_default();
+        Err(self.refused(status, &body))
+    }
+
     /// A refusal: the JSON-RPC error in the body if there is one (kept as
     /// the server sent it), else the status.
     fn refused(&self, status: reqwest::StatusCode, body: &str) -> ClientError {
@@ -305,14 +310,7 @@ impl Shared {
     ) -> Result<(), ClientError> {
         let response = self.authorized(request).await?;
         self.keep_session(&response);
-        let status = response.status();
-        if let Some(ended) = self.session_ended(status) {
-            return Err(ended);
-        }
-        if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
-            return Err(self.refused(status, &body));
-        }
+        let response = self.success(response).await?;
         let streamed = response
             .headers()
             .get("content-type")
@@ -435,14 +433,7 @@ impl Shared {
             let get = self.get(version).header("last-event-id", &last);
             ended = match self.authorized(get).await {
                 Ok(response) => {
-                    let status = response.status();
-                    if let Some(gone) = self.session_ended(status) {
-                        return Err(gone);
-                    }
-                    if !status.is_success() {
-                        let body = response.text().await.unwrap_or_default();
-                        return Err(self.refused(status, &body));
-                    }
+                    let response = self.success(response).await?;
                     self.read_stream(response, Some(id), &mut events).await
                 }
                 Err(e) => Err(e),

@@ -11,6 +11,10 @@
 //!   and the answer comes back as the reply to the upstream's request. A
 //!   round that reaches a replica where the call is not parked (another
 //!   replica's, or one that expired) is refused with a retryable error.
+//! - A 2025-11-25 upstream's "URL elicitation required" error (-32042),
+//!   which 2026-07-28 does not have, goes to a 2026-07-28 caller as a round
+//!   asking each URL elicitation; once the caller accepted them all, the
+//!   call is made again. A 2025-11-25 caller gets the error as it is.
 
 use crate::cancel::Cancellation;
 use crate::client::{Ask, AskFuture, Client, ClientBuilder, ClientError, Era, Note};
@@ -194,6 +198,61 @@ struct Resume {
     /// The parked call of a 2025-11-25 upstream.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     park: Option<String>,
+    /// The keys of the URL elicitations a 2025-11-25 upstream's -32042
+    /// asked for, which the caller must accept before the call is made again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    url: Vec<String>,
+}
+
+/// A 2025-11-25 server's "URL elicitation required" error.
+const URL_ELICITATION_REQUIRED: crate::error::ErrorCode = crate::error::ErrorCode(-32042);
+
+/// A 2025-11-25 upstream's -32042 to a 2026-07-28 caller: a round asking
+/// each of the error's URL elicitations (`elicitation/create` in URL mode,
+/// under `url-<elicitationId>`). Without a URL elicitation in it, the error
+/// as it is.
+fn url_round(e: McpError, input: &Input) -> Flow<Value> {
+    let mut requests = Map::new();
+    let elicitations = e.data().and_then(|d| d.get("elicitations")).and_then(Value::as_array);
+    for (i, elicitation) in elicitations.into_iter().flatten().enumerate() {
+        if elicitation["mode"] != "url" || !elicitation["url"].is_string() {
+            continue;
+        }
+        let key = match elicitation["elicitationId"].as_str() {
+            Some(id) => format!("url-{id}"),
+            None => format!("url-{i}"),
+        };
+        requests.insert(key, json!({"method": "elicitation/create", "params": elicitation}));
+    }
+    if requests.is_empty() {
+        return Err(Halt::Protocol(e));
+    }
+    check_capabilities(requests.values(), input.capabilities())?;
+    input.save(&Resume {
+        url: requests.keys().cloned().collect(),
+        ..Resume::default()
+    })?;
+    Err(Halt::Ask(InputRequired {
+        input_requests: requests,
+        request_state: None,
+    }))
+}
+
+/// After a [`url_round`]: `Ok` when the caller accepted every URL
+/// elicitation asked, else the error that ends the call.
+fn url_accepted(keys: &[String], input: &Input, upstream: &str) -> Result<(), Halt> {
+    let declined = keys
+        .iter()
+        .find(|k| input.answers().get(k.as_str()).and_then(|a| a["action"].as_str()) != Some("accept"));
+    match declined {
+        None => Ok(()),
+        Some(key) => Err(Halt::Protocol(
+            McpError::internal(format!(
+                "upstream `{upstream}` needs the user to open a URL first ({key}), which was not accepted"
+            ))
+            .with_data(json!({"upstream": upstream})),
+        )),
+    }
 }
 
 /// The capabilities a 2025-11-25 upstream may ask of a caller, one bit each.
@@ -386,7 +445,10 @@ impl Upstream {
                 let asks = result["inputRequests"].as_object().cloned().unwrap_or_default();
                 check_capabilities(asks.values(), input.capabilities())?;
                 let upstream = result["requestState"].as_str().map(str::to_owned);
-                input.save(&Resume { upstream, park: None })?;
+                input.save(&Resume {
+                    upstream,
+                    ..Resume::default()
+                })?;
                 return Err(Halt::Ask(InputRequired {
                     input_requests: asks,
                     request_state: None,
@@ -458,7 +520,10 @@ impl Upstream {
                 self.routes.set_parked(parked.call.id, false);
                 (parked.call, park)
             }
-            None => (self.start(method, params, progress), crate::tasks::new_id()),
+            None => {
+                url_accepted(&resume.url, input, self.client.name())?;
+                (self.start(method, params, progress), crate::tasks::new_id())
+            }
         };
         // Run as a task (the caller declared the extension and the call
         // outlived its first moments), the upstream's asks are the task's:
@@ -497,9 +562,17 @@ impl Upstream {
                 }
                 done = &mut call.done => {
                     call.finished = true;
-                    let result = done
-                        .unwrap_or_else(|_| Err(ClientError::Closed { upstream: self.client.name().to_owned(), why: "the call was dropped".into() }))
-                        .map_err(|e| self.failed(e))?;
+                    let done = done
+                        .unwrap_or_else(|_| Err(ClientError::Closed { upstream: self.client.name().to_owned(), why: "the call was dropped".into() }));
+                    let result = match done {
+                        Err(ClientError::Rpc(e))
+                            if e.code() == URL_ELICITATION_REQUIRED
+                                && ctx.protocol_version() == crate::protocol::LATEST_PROTOCOL_VERSION =>
+                        {
+                            return url_round(e, input);
+                        }
+                        done => done.map_err(|e| self.failed(e))?,
+                    };
                     match call.created_task(&result) {
                         Some(task) => Err(task),
                         // The upstream's task means nothing to the caller.
@@ -584,8 +657,8 @@ impl Upstream {
     /// Parks `call` and asks its caller `waiting`, in one round.
     fn ask(&self, park: String, call: Call, waiting: Vec<Waiting>, input: &Input) -> Flow<Value> {
         input.save(&Resume {
-            upstream: None,
             park: Some(park.clone()),
+            ..Resume::default()
         })?;
         let requests: Map<String, Value> = waiting.iter().map(|w| (w.key.clone(), w.request.clone())).collect();
         self.routes.set_parked(call.id, true);

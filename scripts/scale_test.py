@@ -265,17 +265,26 @@ def rolling_restart():
 
 
 def replica_and_redis_loss():
-    """kill -9 of the replica running a task: failed within the lease. Redis restarted: streams live on."""
+    """kill -9 of the replica running a task: failed within the lease, and a stream following it told.
+    Redis restarted: streams live on."""
     victim = len(REPLICAS)
     tid = result(rpc(REPLICAS[victim - 1], "tools/call", {"name": "slow_compute", "arguments": {"seconds": 120}},
                      name="slow_compute"))["taskId"]
     assert task_get(REPLICAS[0], tid)["status"] == "working"
+    # A stream on another replica follows the task: it hears of the failure too.
+    follower = Listener(REPLICAS[1], {"taskIds": [tid]})
     t0 = time.time()
     cluster("kill", str(victim))
     failed = wait_status(REPLICAS[0], tid, {"failed"}, within=20)
     took = time.time() - t0
     assert failed["error"]["code"] == -32603, failed
     assert took <= 6 + 3, f"failed after {took:.1f} s (lease 6 s)"
+    try:
+        told = follower.wait(lambda m: m.get("method") == "notifications/tasks"
+                             and m["params"].get("taskId") == tid and m["params"].get("status") == "failed", 5)
+        assert told, f"the listen stream following the task was not told it failed: {follower.events}"
+    finally:
+        follower.close()
     cluster("start", str(victim))
 
     uri = "test://watched-resource"
@@ -301,9 +310,39 @@ def replica_and_redis_loss():
     # dropped connection, and must still be answered (an unknown task), not fail.
     unknown = rpc(REPLICAS[victim - 1], "tasks/get", {"taskId": "0" * 32}, name="0" * 32)
     assert unknown.get("error", {}).get("code") == -32602, f"the first store read after the restart: {unknown}"
-    return (f"killed replica {victim}: its task failed after {took:.1f} s (lease 6 s); Redis restarted: "
+    return (f"killed replica {victim}: its task failed after {took:.1f} s (lease 6 s), a stream on replica 2 "
+            f"following it told; Redis restarted: "
             f"the same listen stream got a notification {heal:.1f} s later; replica {victim}'s first "
             f"store read after it answered")
+
+
+def redis_outage_while_busy():
+    """Redis away 3 s while a replica renews a running task's lease: the replica is served again
+    within seconds of Redis being back (its reconnection does not back off for minutes)."""
+    created = result(rpc(REPLICAS[0], "tools/call", {"name": "slow_compute", "arguments": {"seconds": 60}},
+                         name="slow_compute"))
+    assert created["resultType"] == "task", created
+    cluster("redis-stop")
+    time.sleep(3)  # the lease's renewals (every 2 s) meet the dropped connection meanwhile
+    cluster("redis-start")
+    t0, tries = time.time(), 0
+    while True:
+        tries += 1
+        try:
+            got = rpc(REPLICAS[0], "tasks/get", {"taskId": "0" * 32}, name="0" * 32, timeout=3)
+        except Exception as e:  # noqa: BLE001 - a timeout while the replica waits for Redis
+            got = {"exception": str(e)}
+        if got.get("error", {}).get("code") == -32602:
+            break
+        assert time.time() - t0 < 15, f"replica 1 not served 15 s after Redis came back: {got}"
+        time.sleep(0.2)
+    healed = time.time() - t0
+    again = result(rpc(REPLICAS[0], "tools/call", {"name": "slow_compute", "arguments": {"seconds": 1}},
+                       name="slow_compute"))
+    assert again["resultType"] == "task", again
+    done = wait_status(REPLICAS[1], again["taskId"], {"completed"}, within=15)
+    return (f"Redis away 3 s under a running task's lease renewals: replica 1's store answered again "
+            f"{healed:.1f} s after Redis was back ({tries} tries); a new task then ran to {done['status']}")
 
 
 def legacy_session_through_nginx():
@@ -732,7 +771,7 @@ def after_sales_on_postgres():
 
 
 SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
-             replica_and_redis_loss, legacy_session_through_nginx, two_servers_one_redis,
+             replica_and_redis_loss, redis_outage_while_busy, legacy_session_through_nginx, two_servers_one_redis,
              blocking_task_keeps_its_lease, forged_task_event, shared_rate_limit, after_sales_on_postgres]
 
 

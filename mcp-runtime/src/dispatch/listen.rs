@@ -225,21 +225,11 @@ pub(crate) fn listen(
                 event = rx.recv() => match event {
                     Ok(ServerEvent::Task { id: task_id, version }) => {
                         let Some(at) = filter.task_ids.iter().position(|t| *t == task_id) else { continue };
-                        let last = sent.get(at).copied().unwrap_or(0);
                         // Seen already, or a message that claims less than that.
-                        if version <= last {
+                        if version <= sent.get(at).copied().unwrap_or(0) {
                             continue;
                         }
-                        let Some(record) = super::tasks::read_own(server, &task_id, principal.as_deref()).await else {
-                            continue;
-                        };
-                        if record.version <= last {
-                            continue;
-                        }
-                        if let Some(seen) = sent.get_mut(at) {
-                            *seen = record.version;
-                        }
-                        if outbound.send(encode_task(&record.detailed(), &id)).is_err() {
+                        if !send_newer(server, &task_id, principal.as_deref(), &mut sent[at..], &outbound, &id).await {
                             break;
                         }
                     }
@@ -248,7 +238,27 @@ pub(crate) fn listen(
                             break;
                         }
                     }
-                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Ok(_) => {}
+                    // Events were missed: whatever they were, the client
+                    // hears of every kind it follows (a list changed, a
+                    // resource updated: read again, it finds nothing new at
+                    // worst), and each followed task that changed.
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::debug!(missed, "a listen stream fell behind the server's events");
+                        let kinds = [ServerEvent::ToolsListChanged, ServerEvent::PromptsListChanged, ServerEvent::ResourcesListChanged];
+                        let updates = filter.resource_subscriptions.iter().map(|uri| ServerEvent::ResourceUpdated(uri.clone()));
+                        let mut open = kinds
+                            .into_iter()
+                            .chain(updates)
+                            .filter(|event| filter.wants(event))
+                            .all(|event| outbound.send(encode_event(&event, Some(&id))).is_ok());
+                        for (at, task_id) in filter.task_ids.iter().enumerate() {
+                            open = open && send_newer(server, task_id, principal.as_deref(), &mut sent[at..], &outbound, &id).await;
+                        }
+                        if !open {
+                            break;
+                        }
+                    }
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
             }
@@ -276,6 +286,30 @@ pub(crate) fn listen(
         };
         Ok(serde_json::to_vec(&done).unwrap_or_default())
     }
+}
+
+/// Sends task `task_id`'s record, read with the owner check of
+/// `tasks/get`, when it is newer than the version the stream sent of it
+/// (`sent[0]`, updated); `false` when the stream closed.
+async fn send_newer(
+    server: &Server,
+    task_id: &str,
+    principal: Option<&str>,
+    sent: &mut [u64],
+    outbound: &crate::outbound::Outbound,
+    id: &RequestId,
+) -> bool {
+    let Some(last) = sent.first_mut() else {
+        return true;
+    };
+    let Some(record) = super::tasks::read_own(server, task_id, principal).await else {
+        return true;
+    };
+    if record.version <= *last {
+        return true;
+    }
+    *last = record.version;
+    outbound.send(encode_task(&record.detailed(), id)).is_ok()
 }
 
 /// What an upstream next says of a relayed task the stream follows; never,

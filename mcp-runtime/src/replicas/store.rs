@@ -192,6 +192,15 @@ impl RedisShared {
                 if let Some(r) = &record {
                     if r.status == TaskStatus::Failed {
                         tracing::warn!(task = %r.id, "the replica running the task stopped: marked it failed");
+                        // Streams that follow the task hear of it, on every
+                        // replica, as of any other change.
+                        crate::server::EventBus::publish(
+                            self,
+                            &crate::server::ServerEvent::Task {
+                                id: r.id.clone(),
+                                version: r.version,
+                            },
+                        );
                     }
                 }
                 Ok(record)

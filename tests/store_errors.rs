@@ -5,7 +5,7 @@
 mod support;
 
 use mcp_runtime::prelude::*;
-use mcp_runtime::{StoreError, StoreFuture, TaskChange, TaskRecord, TaskStore};
+use mcp_runtime::{MemoryTaskStore, StoreError, StoreFuture, TaskChange, TaskConfig, TaskRecord, TaskStore};
 use serde_json::{json, Value};
 use std::time::Duration;
 use support::{meta_with, StdioClient};
@@ -83,5 +83,77 @@ async fn store_errors_reach_the_log_not_the_client() {
         let v = c.call(id, method, params).await;
         assert_generic(&v);
     }
+    c.close().await.unwrap();
+}
+
+/// Works a moment, as a task.
+#[tool(task)]
+async fn quick() -> String {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    "done".into()
+}
+
+/// A store that never records how a task ended (its updates to a final
+/// status fail), and keeps everything else.
+struct EndsUnrecorded(MemoryTaskStore);
+
+impl TaskStore for EndsUnrecorded {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        self.0.create(record)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        self.0.get(id)
+    }
+    fn update<'a>(&'a self, id: &'a str, change: TaskChange<'a>) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(async move {
+            let Some(mut record) = self.0.get(id).await? else {
+                return Ok(None);
+            };
+            if change(&mut record) && record.status.is_terminal() {
+                return Err(down());
+            }
+            self.0.update(id, change).await
+        })
+    }
+    fn changed<'a>(&'a self, id: &'a str, seen: u64) -> StoreFuture<'a, ()> {
+        self.0.changed(id, seen)
+    }
+}
+
+/// A task whose end the store could not record counts towards its
+/// caller's kept records until its record expires, not for ever: past its
+/// time to live, the caller may start another. (The runner tries to record
+/// the end 8 times over 14 s first.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_end_was_not_recorded_is_counted_until_its_record_expires() {
+    let server = Server::builder()
+        .empty()
+        .tool::<quick>()
+        .task_store(std::sync::Arc::new(EndsUnrecorded(MemoryTaskStore::new())))
+        .tasks(TaskConfig {
+            ttl_ms: 16_000,
+            max_kept_per_principal: 1,
+            ..TaskConfig::default()
+        })
+        .build()
+        .expect("the server builds");
+    let mut c = StdioClient::start(server);
+    let call = json!({"_meta": tasks_meta(), "name": "quick", "arguments": {}});
+    let first = c.call(1, "tools/call", call.clone()).await;
+    assert_eq!(first["result"]["resultType"], "task", "{first}");
+    let created = std::time::Instant::now();
+    let second = c.call(2, "tools/call", call.clone()).await;
+    assert!(
+        second.to_string().contains("Too many tasks"),
+        "one kept record per caller: {second}"
+    );
+    // The runner gives up recording the end after about 14 s; the record
+    // expires 16 s after it was created.
+    tokio::time::sleep(Duration::from_millis(16_500).saturating_sub(created.elapsed())).await;
+    let third = c.call(3, "tools/call", call).await;
+    assert_eq!(
+        third["result"]["resultType"], "task",
+        "the expired record no longer counts: {third}"
+    );
     c.close().await.unwrap();
 }

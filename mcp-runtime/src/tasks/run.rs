@@ -130,6 +130,7 @@ where
         shared,
         tool: tool.to_owned(),
         slot,
+        created_expiry: record.expires_ms().unwrap_or(u64::MAX),
         _running: crate::telemetry::Held::new(crate::telemetry::Gauge::Tasks),
         _lease: Lease::keep(runtime.store.clone(), &record.id),
         timeout,
@@ -163,6 +164,8 @@ struct Runner {
     shared: Arc<Shared>,
     tool: String,
     slot: Slot,
+    /// When the record written at the start expires (`u64::MAX`: never).
+    created_expiry: u64,
     _running: crate::telemetry::Held,
     _lease: Option<Lease>,
     /// The tool's timeout, if any.
@@ -522,8 +525,9 @@ impl Runner {
                 Err(e) => tracing::error!(task = %self.shared.id, "task store: cannot record the end: {e}"),
             }
         }
-        // Unknown: counted as kept for as long as it may be.
-        Some((u64::MAX, 0))
+        // Unknown: counted as kept for as long as the record written at the
+        // start may be.
+        Some((self.created_expiry, 0))
     }
 }
 

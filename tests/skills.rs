@@ -228,6 +228,11 @@ async fn a_folder_is_listed_in_whole_skills_with_digests_of_what_is_read() {
         .call(95, "resources/directory/read", json!({"uri": "skill://pdf/SKILL.md"}))
         .await;
     assert_eq!(file["error"]["code"], -32602);
+    // The scheme alone is no directory.
+    for (n, uri) in (96..).zip(["skill:", "skill:/", "skill://"]) {
+        let v = client.call(n, "resources/directory/read", json!({ "uri": uri })).await;
+        assert_eq!(v["error"]["code"], -32602, "{uri}: {v}");
+    }
     client.close().await.unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -290,6 +295,30 @@ fn a_bad_skill_is_a_build_error_naming_the_file_and_the_rule() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A symbolic link inside the skills folder is followed; one that leads out
+/// of it is a build error naming it, never a file served from elsewhere.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_skills_folder_is_a_build_error() {
+    let dir = folder("links");
+    std::os::unix::fs::symlink(dir.join("pdf/logo.png"), dir.join("pdf/templates/logo.png")).unwrap();
+    Server::builder()
+        .empty()
+        .skills_dir(&dir)
+        .build()
+        .expect("a link inside the folder is followed");
+    let outside = std::env::temp_dir().join(format!("mcp-skills-outside-{}", std::process::id()));
+    std::fs::write(&outside, "SECRET=1").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("acme/refunds/env.md")).unwrap();
+    let Err(BuildError::Skill(e)) = Server::builder().empty().skills_dir(&dir).build() else {
+        panic!("a link out of the folder must fail the build");
+    };
+    assert!(e.file.ends_with(Path::new("acme/refunds/env.md")), "{e}");
+    assert!(e.to_string().contains("outside the skills folder"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_file(&outside).unwrap();
+}
+
 #[tokio::test]
 async fn embedded_skills_equal_the_folder_read_at_run_time() {
     let embedded = mcp_runtime::skills!("examples/everything/skills");
@@ -332,6 +361,56 @@ async fn mounted_skills_come_along_under_the_prefix() {
     let (bytes, content) = read(&mut client, 2, "skill://eu/pdf/SKILL.md").await;
     assert_eq!(content["uri"], "skill://eu/pdf/SKILL.md");
     assert!(bytes.starts_with(b"---\nname: pdf"));
+    client.close().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Skills nest: a skill's folder may hold another skill, whose files are
+/// the enclosing skill's too. The server builds, and publishes each file
+/// once.
+#[tokio::test]
+async fn nested_skills_build_and_publish_each_file_once() {
+    let dir = std::env::temp_dir().join(format!("mcp-skills-nested-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (rel, text) in [
+        (
+            "pdf/SKILL.md",
+            "---\nname: pdf\ndescription: Fill PDF forms\n---\n# PDF\n",
+        ),
+        (
+            "pdf/forms/SKILL.md",
+            "---\nname: forms\ndescription: The form fields\n---\n# Forms\n",
+        ),
+        ("pdf/forms/fields.md", "# Fields\n"),
+    ] {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let server = Server::builder()
+        .empty()
+        .skills_dir(&dir)
+        .build()
+        .expect("nested skills build");
+    let mut client = StdioClient::start(server);
+    let list = client.call(1, "resources/list", json!({})).await;
+    let uris: Vec<&str> = list["result"]["resources"]
+        .as_array()
+        .expect("resources")
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    for uri in [
+        "skill://pdf/SKILL.md",
+        "skill://pdf/forms/SKILL.md",
+        "skill://pdf/forms/fields.md",
+    ] {
+        assert_eq!(uris.iter().filter(|u| **u == uri).count(), 1, "{uri} in {uris:?}");
+    }
+    let read = client
+        .call(2, "resources/read", json!({"uri": "skill://pdf/forms/fields.md"}))
+        .await;
+    assert_eq!(read["result"]["contents"][0]["text"], "# Fields\n", "{read}");
     client.close().await.unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }

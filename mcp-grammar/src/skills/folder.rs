@@ -127,7 +127,8 @@ pub fn serve_as_text(mime: &str, bytes: &[u8]) -> bool {
 /// unusable in a URI, a skill over a limit.
 pub fn read_skills(root: &Path) -> Result<Vec<SkillDir>, SkillError> {
     let mut files = Vec::new();
-    walk(root, &mut Vec::new(), &mut files)?;
+    let inside = std::fs::canonicalize(root).map_err(|e| SkillError::new(root, SkillRule::Io(e.to_string())))?;
+    walk(root, &inside, &mut Vec::new(), &mut files)?;
     files.sort_by(|a, b| a.0.cmp(&b.0));
     if files
         .iter()
@@ -198,7 +199,15 @@ fn dir_of(root: &Path, segments: &[String]) -> PathBuf {
 }
 
 /// Collects every file below `dir` (its segments below the root, its path).
-fn walk(dir: &Path, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, PathBuf)>) -> Result<(), SkillError> {
+/// A symbolic link is followed only to a place inside `inside` (the skills
+/// folder, canonical): one that leads out of it is an error, so that no
+/// link makes the server publish a file from elsewhere (`/proc/self/environ`).
+fn walk(
+    dir: &Path,
+    inside: &Path,
+    at: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, PathBuf)>,
+) -> Result<(), SkillError> {
     let io = |path: &Path, e: std::io::Error| SkillError::new(path, SkillRule::Io(e.to_string()));
     let entries = std::fs::read_dir(dir).map_err(|e| io(dir, e))?;
     for entry in entries {
@@ -212,13 +221,20 @@ fn walk(dir: &Path, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, PathBuf)>)
             continue;
         }
         check_segment(&name).map_err(|rule| SkillError::new(&path, rule))?;
+        let link = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
+        if link.file_type().is_symlink() {
+            let target = std::fs::canonicalize(&path).map_err(|e| io(&path, e))?;
+            if !target.starts_with(inside) {
+                return Err(SkillError::new(&path, SkillRule::LinkOutside));
+            }
+        }
         let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
         at.push(name.to_owned());
         if meta.is_dir() {
             if at.len() > MAX_DEPTH {
                 return Err(SkillError::new(&path, SkillRule::Io("folders nested too deep".into())));
             }
-            walk(&path, at, out)?;
+            walk(&path, inside, at, out)?;
         } else if meta.is_file() {
             if meta.len() > MAX_SKILL_TOTAL_BYTES {
                 return Err(SkillError::new(&path, SkillRule::TooLarge(meta.len())));

@@ -109,6 +109,9 @@ pub enum SkillRule {
     /// A file could not be read.
     #[error("cannot be read: {0}")]
     Io(String),
+    /// A symbolic link leads out of the skills folder.
+    #[error("is a symbolic link to a place outside the skills folder, which is not served")]
+    LinkOutside,
 }
 
 /// Why a folder of skills cannot be served: the file (or folder) and the

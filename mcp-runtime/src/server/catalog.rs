@@ -176,8 +176,27 @@ impl Catalog {
         skills.sort_by(|a, b| a.skill.uri.cmp(&b.skill.uri));
         let skill_index = index_by(&skills, |s| &s.skill.uri, |_| "skills", "skill")?;
         let own_resources = statics.len();
+        // A nested skill's files are its enclosing skill's too (skills
+        // nest, publication is flat): each is published once, by the
+        // innermost skill that holds it.
+        let depth = |uri: &str| uri.bytes().filter(|&b| b == b'/').count();
+        let mut innermost: HashMap<&str, usize> = HashMap::new();
         for part in &skills {
-            statics.extend(part.skill.files.iter().map(|f| super::skills::file_entry(part, f)));
+            let d = depth(&part.skill.uri);
+            for file in &part.skill.files {
+                let at = innermost.entry(file.uri.as_str()).or_insert(d);
+                *at = (*at).max(d);
+            }
+        }
+        for part in &skills {
+            let d = depth(&part.skill.uri);
+            statics.extend(
+                part.skill
+                    .files
+                    .iter()
+                    .filter(|f| innermost.get(f.uri.as_str()) == Some(&d))
+                    .map(|f| super::skills::file_entry(part, f)),
+            );
         }
         let resource_index = index_by(&statics, |r| &r.uri, |r| r.location, "resource")?;
         index_by(&templates, |r| &r.uri, |r| r.location, "resource template")?;

@@ -12,8 +12,17 @@ pub(crate) fn contains(skill: &Skill, dir: &str) -> bool {
     skill.files.iter().any(|f| below(&f.uri, dir).is_some())
 }
 
+/// What follows directory `dir` in `uri`, when `uri` is below it: `dir`
+/// names at least a first segment after `skill://`, and ends where a
+/// segment of `uri` ends.
 fn below<'a>(uri: &'a str, dir: &str) -> Option<&'a str> {
-    uri.strip_prefix(dir)?.strip_prefix('/').filter(|rest| !rest.is_empty())
+    let (_, path) = dir.split_once("://")?;
+    if path.is_empty() || path.ends_with('/') {
+        return None;
+    }
+    uri.strip_prefix(dir)?
+        .strip_prefix('/')
+        .filter(|rest| !rest.is_empty() && !rest.starts_with('/'))
 }
 
 /// The direct children of `dir` in `skills`, sorted by name, serialized:
@@ -57,4 +66,26 @@ pub(crate) fn children<'s>(skills: impl Iterator<Item = &'s Skill>, dir: &str) -
         }
     }
     children.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::skills::tree::below;
+
+    #[test]
+    fn a_directory_is_a_path_of_segments_after_the_scheme() {
+        let uri = "skill://acme/pdf/SKILL.md";
+        assert_eq!(below(uri, "skill://acme"), Some("pdf/SKILL.md"));
+        assert_eq!(below(uri, "skill://acme/pdf"), Some("SKILL.md"));
+        for not_a_directory in [
+            "skill:",
+            "skill:/",
+            "skill://",
+            "skill://acme/",
+            "skill://ac",
+            "skill://acme/pdf/SKILL.md",
+        ] {
+            assert_eq!(below(uri, not_a_directory), None, "{not_a_directory}");
+        }
+    }
 }

@@ -393,6 +393,17 @@ fn an_app_resource_needs_a_static_ui_uri() {
         .build()
         .unwrap_err();
     assert!(matches!(error, BuildError::InvalidApp(_)), "{error}");
+    // A view is an app resource, not any resource at a `ui://` URI.
+    let error = Server::builder()
+        .empty()
+        .tool_entry(dynamic_tool("t").ui(UiToolMeta::view("ui://plain/view")))
+        .resource_entry(dynamic_view("ui://plain/view"))
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(error, BuildError::InvalidApp(ref m) if m.contains("not marked `app(..)`")),
+        "{error}"
+    );
 }
 
 #[tokio::test]

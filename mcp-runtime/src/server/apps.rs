@@ -177,8 +177,8 @@ impl ToolUiDef {
     }
 }
 
-/// Every tool's view must be served, by a static resource or a template of
-/// the same server, and every view and app resource must be a `ui://` URI.
+/// Every tool's view must be an app resource of the same server, and every
+/// view and app resource a static `ui://` URI.
 pub(crate) fn check(catalog: &Catalog) -> Result<(), BuildError> {
     for entry in catalog.resources.iter().chain(&catalog.templates) {
         if entry.app && (entry.template.is_some() || !entry.uri.starts_with(UI_SCHEME)) {
@@ -198,11 +198,21 @@ pub(crate) fn check(catalog: &Catalog) -> Result<(), BuildError> {
                 entry.name()
             )));
         }
-        if catalog.find_resource(uri).is_none() {
-            return Err(BuildError::UnknownView {
-                tool: entry.name().to_owned(),
-                uri: uri.to_owned(),
-            });
+        match catalog.find_resource(uri) {
+            None => {
+                return Err(BuildError::UnknownView {
+                    tool: entry.name().to_owned(),
+                    uri: uri.to_owned(),
+                })
+            }
+            Some((view, _)) if !view.app => {
+                return Err(BuildError::InvalidApp(format!(
+                    "tool `{}` links to `{uri}`, a resource not marked `app(..)`: a view is served as `{}`",
+                    entry.name(),
+                    APP_MIME_TYPE
+                )))
+            }
+            Some(_) => {}
         }
     }
     Ok(())

@@ -615,6 +615,14 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     assert_eq!(greet.attr("gen_ai.operation.name"), Some("execute_tool"));
     assert_eq!(greet.attr("gen_ai.tool.name"), Some("greet"));
     assert_ok(greet);
+    // The handler's own span (the example's, not the runtime's) is exported
+    // as the request's child.
+    let compose = spans
+        .iter()
+        .find(|s| s.name == "compose")
+        .unwrap_or_else(|| panic!("the handler's span `compose` was not exported: {spans:#?}"));
+    assert_eq!(compose.trace_id, TRACE_ID, "{compose:#?}");
+    assert_eq!(compose.parent_span_id, greet.span_id, "{compose:#?}");
 
     // The tool error.
     let failed = request_span(&spans, "tools/call", "2");

@@ -27,6 +27,13 @@ fn greet(
     /// Who to greet.
     name: String,
 ) -> String {
+    compose(&name)
+}
+
+/// The greeting, in a span of its own: a handler's spans nest inside the
+/// request's, and a `main!` binary exports them with it.
+#[tracing::instrument]
+fn compose(name: &str) -> String {
     format!("Hello, {name}!")
 }
 

@@ -253,11 +253,23 @@ fn meter_provider(options: &Options, resource: opentelemetry_sdk::Resource) -> R
     Ok((builder.build(), reader))
 }
 
+/// The spans (and the events in them) exported: the requests' own (DEBUG,
+/// in `mcp_runtime`), and those at INFO and above of every other crate (the
+/// handlers', their database's and HTTP clients'), except the exporter's
+/// own HTTP stack, whose spans exporting would make more of.
+fn exported() -> tracing_subscriber::filter::Targets {
+    use tracing_subscriber::filter::LevelFilter;
+    tracing_subscriber::filter::Targets::new()
+        .with_default(LevelFilter::INFO)
+        .with_target("mcp_runtime", LevelFilter::DEBUG)
+        .with_targets(["opentelemetry", "hyper", "h2", "reqwest", "tonic"].map(|t| (t, LevelFilter::OFF)))
+}
+
 fn install_subscriber(provider: &SdkTracerProvider) -> Result<(), OtelError> {
     let tracer = provider.tracer("mcp-runtime");
     let spans = tracing_opentelemetry::layer()
         .with_tracer(tracer)
-        .with_filter(tracing_subscriber::filter::Targets::new().with_target("mcp_runtime", tracing::Level::DEBUG));
+        .with_filter(exported());
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let logs = tracing_subscriber::fmt::layer()

@@ -10,11 +10,16 @@
 #          scripts/auth-server.sh rotate DIR     new RS256 signing key first in DIR/keys.json
 #                                                (old keys kept after it), then down + up on
 #                                                the same port; prints the issuer
+#          scripts/auth-server.sh retire DIR     every RS256 key but the signing one leaves
+#                                                DIR/keys.json for DIR/retired.json (no longer
+#                                                published), then down + up; prints the issuer
 #          scripts/auth-server.sh sign DIR CLAIMS_JSON [MODE]
 #                                                a test token: the claims signed RS256 (typ
 #                                                at+jwt) with the server's signing key; MODE
 #                                                foreign | none | hs256-public: an attacker's
-#                                                token (see `sign` below)
+#                                                token; previous | retired: signed with the
+#                                                RS256 key before the signing one, or the
+#                                                first retired one (see `sign` below)
 #
 # stdout carries only the issuer line (up, rotate); progress and errors go to stderr.
 # Exit status: 0 ok, 1 failure (the server log's tail is shown), 2 bad usage.
@@ -45,7 +50,7 @@ NODE_MIN_MAJOR=22
 
 say() { echo "auth-server: $*" >&2; }
 die() { say "$*"; exit 1; }
-usage() { echo "usage: $0 install | up DIR | down DIR | rotate DIR | sign DIR CLAIMS_JSON [MODE]" >&2; exit 2; }
+usage() { echo "usage: $0 install | up DIR | down DIR | rotate DIR | retire DIR | sign DIR CLAIMS_JSON [MODE]" >&2; exit 2; }
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 pkg_src=$repo/scripts/auth-server
@@ -212,7 +217,7 @@ case "$cmd" in
     install
     say "ready: oidc-provider $("$node" -p "require('$home/node_modules/oidc-provider/package.json').version"), node $("$node" --version) ($node)"
     exit 0 ;;
-  up | down | rotate) [ $# -eq 1 ] && [ -n "$1" ] || usage ;;
+  up | down | rotate | retire) [ $# -eq 1 ] && [ -n "$1" ] || usage ;;
   sign) [ $# -ge 2 ] && [ $# -le 3 ] && [ -n "$1" ] || usage ;;
   *) usage ;;
 esac
@@ -245,13 +250,17 @@ case "$cmd" in
   sign)
     # A token for tests: CLAIMS_JSON signed RS256 (typ at+jwt) with the server's signing key;
     # MODE `foreign`: with a key it never published (kid "foreign-key"); `none`: alg none,
-    # no signature; `hs256-public`: HS256 keyed with the signing key's public PEM.
+    # no signature; `hs256-public`: HS256 keyed with the signing key's public PEM; `previous`:
+    # with the RS256 key published before the signing one (after a rotate); `retired`: with the
+    # first key `retire` took out of the published set.
     [ -f "$dir/keys.json" ] || die "no $dir/keys.json: run up first"
     "$node" -e '
       const crypto = require("node:crypto");
       const fs = require("node:fs");
-      const [file, claims, mode] = process.argv.slice(1);
-      const jwk = JSON.parse(fs.readFileSync(file, "utf8")).keys.find((k) => k.alg === "RS256");
+      const [file, claims, mode, retired] = process.argv.slice(1);
+      const rs256 = (path) => JSON.parse(fs.readFileSync(path, "utf8")).keys.filter((k) => k.alg === "RS256");
+      const jwk = mode === "retired" ? rs256(retired)[0] : rs256(file)[mode === "previous" ? 1 : 0];
+      if (jwk === undefined) throw new Error(`no ${mode || "signing"} key`);
       const b64 = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
       const head = (alg, kid) => b64({ alg, typ: "at+jwt", kid });
       const body = b64(JSON.parse(claims));
@@ -272,7 +281,27 @@ case "$cmd" in
         token = `${input}.${crypto.sign("sha256", Buffer.from(input), key).toString("base64url")}`;
       }
       console.log(token);
-    ' "$dir/keys.json" "$2" "${3:-}" ;;
+    ' "$dir/keys.json" "$2" "${3:-}" "$dir/retired.json" ;;
+  retire)
+    [ -f "$dir/keys.json" ] || die "no $dir/keys.json: run up first"
+    "$node" -e '
+      const fs = require("node:fs");
+      const [file, retiredFile] = process.argv.slice(1);
+      const jwks = JSON.parse(fs.readFileSync(file, "utf8"));
+      const signing = jwks.keys.find((k) => k.alg === "RS256");
+      const gone = jwks.keys.filter((k) => k.alg === "RS256" && k !== signing);
+      jwks.keys = jwks.keys.filter((k) => !gone.includes(k));
+      const retired = fs.existsSync(retiredFile) ? JSON.parse(fs.readFileSync(retiredFile, "utf8")) : { keys: [] };
+      retired.keys.unshift(...gone);
+      for (const [path, set] of [[retiredFile, retired], [file, jwks]]) {
+        fs.writeFileSync(`${path}.tmp`, JSON.stringify(set, null, 2) + "\n", { mode: 0o600 });
+        fs.renameSync(`${path}.tmp`, path);
+      }
+      console.error(`auth-server: retired ${gone.map((k) => k.kid).join(" ") || "nothing"}; kids ${jwks.keys.map((k) => k.kid).join(" ")}`);
+    ' "$dir/keys.json" "$dir/retired.json" || die "cannot retire keys in $dir"
+    port=$(recorded_port)
+    do_down
+    do_up "$port" ;;
   rotate)
     if [ -f "$dir/keys.json" ]; then make_keys rotate; else make_keys new; fi
     port=$(recorded_port)

@@ -38,7 +38,8 @@ impl TokenVerifier for FixedTokens {
             Ok(std::sync::Arc::new(AccessToken {
                 subject: token.to_owned(),
                 scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
-                expires_at: (token == "brief").then_some(now + 1),
+                // Past its `exp` by 29 s: within the 30 s clock skew allowed.
+                expires_at: (token == "brief").then_some(now - 29),
                 ..AccessToken::default()
             }))
         })
@@ -366,6 +367,10 @@ async fn an_unreachable_authorization_server_is_503_and_a_stream_ends_with_its_t
     assert!(
         started.elapsed() <= std::time::Duration::from_secs(3),
         "ended when the token expired"
+    );
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(500),
+        "a token within the clock skew allowed does not end its stream at once"
     );
 }
 

@@ -128,6 +128,12 @@ impl AuthServer {
         self.issuer = run(&["rotate", &self.dir()]);
     }
 
+    /// The RS256 keys but the signing one withdrawn from the published set,
+    /// the server restarted on the same port.
+    fn retire(&mut self) {
+        self.issuer = run(&["retire", &self.dir()]);
+    }
+
     /// A token from the token endpoint (client credentials, RFC 8707 resource).
     async fn token(&self, client: &str, resource: &str, scope: &str) -> String {
         let answer: Value = reqwest::Client::new()
@@ -246,7 +252,8 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
     let jwt = JwtVerifier::discover(&auth.issuer, resource.clone())
         .await
         .expect("the issuer's metadata and keys")
-        .refetch_interval(Duration::from_millis(200));
+        .refetch_interval(Duration::from_millis(200))
+        .max_key_age(Duration::from_millis(500));
     let protection =
         ResourceServer::new(resource.clone(), auth.issuer.clone(), jwt).scopes(["tickets:read", "tickets:write"]);
     let server = Server::builder()
@@ -374,6 +381,25 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
     let rotated = auth.token("mcp-client", &resource, "tickets:read").await;
     assert_ne!(kid(&rotated), kid(&full), "the new token is signed with the new key");
     assert_eq!(list_tools(addr, &rotated).await, ["read_ticket"]);
+
+    // A key the authorization server withdraws stops verifying tokens once
+    // the set held here is older than max_key_age, though every token in
+    // use names a key it knows.
+    let previous = auth.sign(&claims(&auth.issuer, &resource, live + 1), "previous");
+    assert_eq!(kid(&previous), kid(&full), "signed with the key before the rotation");
+    assert_eq!(call_tool(addr, Some(&previous), "read_ticket").await.status, 200);
+    auth.retire();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(
+        list_tools(addr, &rotated).await,
+        ["read_ticket"],
+        "the signing key still verifies"
+    );
+    let retired = auth.sign(&claims(&auth.issuer, &resource, live + 2), "retired");
+    assert_eq!(kid(&retired), kid(&full));
+    let a = call_tool(addr, Some(&retired), "read_ticket").await;
+    assert_eq!(a.status, 401, "a withdrawn key: {}", a.text);
+    assert_unauthorized(&a, &metadata_url, Some("unknown signing key"));
 
     // Introspection (RFC 7662) of opaque tokens: an active one, and a revoked one.
     let introspect = IntrospectionVerifier::discover(&auth.issuer, "mcp-server", "mcp-server-secret", resource.clone())

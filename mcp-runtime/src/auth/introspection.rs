@@ -267,7 +267,8 @@ impl IntrospectionVerifier {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
-        if verified.expires_at.is_some_and(|exp| exp <= now) {
+        // The authorization server said active: its clock and ours may differ a little.
+        if verified.expires_at.is_some_and(|exp| super::past(exp, now)) {
             return Err(Rejection::Expired);
         }
         if let (Some(expected), Some(iss)) = (&self.issuer, &verified.issuer) {

@@ -51,16 +51,21 @@ impl JwtAlgorithm {
 #[derive(Default)]
 struct Keys {
     by_id: HashMap<String, DecodingKey>,
+    /// When they were fetched (`None`: never).
+    fetched: Option<Instant>,
 }
 
 /// Verifies JWT access tokens (RFC 9068) with the keys the issuer publishes
 /// at its `jwks_uri`: signature by an allowed algorithm (RS256, ES256 and
 /// EdDSA by default), `typ` `at+jwt`, `iss` the issuer, `aud` this
 /// server's canonical URI, `exp` and `nbf` with a leeway (30 s). Keys are
-/// fetched once and again when a token names an unknown `kid` (at most once
-/// per [`refetch_interval`](Self::refetch_interval)), so the authorization
-/// server can rotate them without a restart here. Verified tokens are
-/// cached (10 000, 5 minutes, never past their `exp`).
+/// fetched once, again when a token names an unknown `kid` (at most once
+/// per [`refetch_interval`](Self::refetch_interval)), and again when they
+/// are older than [`max_key_age`](Self::max_key_age) (10 minutes), so the
+/// authorization server can rotate them without a restart here: a key it
+/// adds is taken at its first token, one it withdraws stops verifying
+/// within that age. Verified tokens are cached (10 000, 5 minutes, never
+/// past their `exp`).
 ///
 /// Signatures are checked with the RustCrypto crates (through
 /// `jsonwebtoken`): only public-key verification, which the `rsa` crate's
@@ -73,6 +78,7 @@ pub struct JwtVerifier {
     leeway: Duration,
     require_at_jwt: bool,
     refetch_interval: Duration,
+    max_key_age: Duration,
     keys: RwLock<Arc<Keys>>,
     /// Serializes fetches, and holds when the last one was tried (whether
     /// it worked or not): forged key ids, or an authorization server that
@@ -109,6 +115,7 @@ impl JwtVerifier {
             leeway: Duration::from_secs(30),
             require_at_jwt: true,
             refetch_interval: Duration::from_secs(30),
+            max_key_age: Duration::from_secs(600),
             keys: RwLock::default(),
             fetching: tokio::sync::Mutex::new(None),
             http: client()?,
@@ -157,6 +164,16 @@ impl JwtVerifier {
         self
     }
 
+    /// How long a fetched key set is used before it is fetched again
+    /// (default 10 minutes): a key the authorization server withdraws stops
+    /// verifying tokens within this. While the authorization server cannot
+    /// be reached, the set it gave last is used (and fetching it is tried
+    /// again at most once per [`refetch_interval`](Self::refetch_interval)).
+    pub fn max_key_age(mut self, age: Duration) -> Self {
+        self.max_key_age = age;
+        self
+    }
+
     /// How many verified tokens are kept, and for how long at most
     /// (default 10 000 for 5 minutes; 0 keeps none).
     pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
@@ -184,29 +201,46 @@ impl JwtVerifier {
             }
         }
         tracing::debug!(jwks = %self.jwks_uri, keys = by_id.len(), "fetched the issuer's keys");
-        let keys = Arc::new(Keys { by_id });
+        let keys = Arc::new(Keys {
+            by_id,
+            fetched: Some(Instant::now()),
+        });
         if let Ok(mut slot) = self.keys.write() {
             *slot = keys;
         }
         Ok(())
     }
 
-    /// The key named `kid`, refetching the set once if it is unknown and
-    /// the last fetch is old enough.
+    /// The key named `kid` in a set younger than `max_key_age`: the set is
+    /// fetched again when the key is unknown or the set too old, and the
+    /// last fetch was tried long enough ago. A set that could not be
+    /// fetched again is used as it is.
     async fn key(&self, kid: &str) -> Result<DecodingKey, Rejection> {
-        if let Some(key) = self.keys().by_id.get(kid) {
+        let fresh = |keys: &Keys| keys.fetched.is_some_and(|at| at.elapsed() < self.max_key_age);
+        let keys = self.keys();
+        if let (Some(key), true) = (keys.by_id.get(kid), fresh(&keys)) {
             return Ok(key.clone());
         }
         let mut last_try = self.fetching.lock().await;
-        if let Some(key) = self.keys().by_id.get(kid) {
+        let keys = self.keys();
+        let known = keys.by_id.get(kid).cloned();
+        if let (Some(key), true) = (&known, fresh(&keys)) {
             return Ok(key.clone());
         }
         let due = last_try.is_none_or(|at| at.elapsed() >= self.refetch_interval);
         if !due {
-            return Err(Rejection::UnknownKey(clip(kid)));
+            return known.ok_or_else(|| Rejection::UnknownKey(clip(kid)));
         }
         *last_try = Some(Instant::now());
-        self.refetch().await?;
+        if let Err(e) = self.refetch().await {
+            return match known {
+                Some(key) => {
+                    tracing::warn!(jwks = %self.jwks_uri, "the issuer's keys, older than max_key_age, could not be fetched again; the last ones are used: {e}");
+                    Ok(key)
+                }
+                None => Err(e),
+            };
+        }
         self.keys()
             .by_id
             .get(kid)

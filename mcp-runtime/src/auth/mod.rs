@@ -290,15 +290,29 @@ pub(crate) fn split_origin(url: &str) -> Option<(&str, &str)> {
     Some((origin, path))
 }
 
-/// Completes when `token` expires (never, for none or one without `exp`):
-/// a stream opened with a token does not outlive it.
+/// The clock skew allowed between this server and the authorization
+/// server on a token's `exp` (seconds), as [`JwtVerifier`]'s default
+/// leeway: an introspected token is refused, and a stream opened with a
+/// token ends, that long after its `exp`.
+pub(crate) const CLOCK_LEEWAY_S: u64 = 30;
+
+/// Whether a token with `exp` is past it at `now` (seconds since the
+/// epoch), with [`CLOCK_LEEWAY_S`].
+pub(crate) fn past(exp: u64, now: u64) -> bool {
+    exp.saturating_add(CLOCK_LEEWAY_S) <= now
+}
+
+/// Completes when `token` expires (never, for none or one without `exp`),
+/// with [`CLOCK_LEEWAY_S`]: a stream opened with a token does not outlive
+/// it, and one opened with a token accepted within the leeway is not ended
+/// at once.
 pub(crate) async fn expired(token: Option<&AccessToken>) {
     let left = token.and_then(|t| t.expires_at).map(|exp| {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
-        std::time::Duration::from_secs(exp.saturating_sub(now))
+        std::time::Duration::from_secs(exp.saturating_add(CLOCK_LEEWAY_S).saturating_sub(now))
     });
     match left {
         // Boxed: a stream without an expiry (most) keeps no timer's room.

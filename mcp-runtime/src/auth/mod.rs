@@ -298,6 +298,7 @@ pub(crate) const CLOCK_LEEWAY_S: u64 = 30;
 
 /// Whether a token with `exp` is past it at `now` (seconds since the
 /// epoch), with [`CLOCK_LEEWAY_S`].
+#[cfg(feature = "auth")]
 pub(crate) fn past(exp: u64, now: u64) -> bool {
     exp.saturating_add(CLOCK_LEEWAY_S) <= now
 }

@@ -1092,3 +1092,89 @@ async fn a_binary_with_its_own_main_exports_and_flushes_at_sigterm() {
         "the duration metric arrives at the stop"
     );
 }
+
+/// A gateway (examples/gateway) carries its caller's trace to its upstream
+/// (examples/quickstart over stdio, exporting to the same receiver): the
+/// upstream's span of the forwarded call is a child of the gateway's span
+/// of the caller's call, in the caller's trace, through the `traceparent`
+/// the gateway's client puts in the request's `_meta`.
+#[cfg(feature = "client")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_carries_the_callers_trace_to_its_upstream() {
+    let features = [
+        ("otel", cfg!(feature = "otel")),
+        ("auth", cfg!(feature = "auth")),
+        ("redis", cfg!(feature = "redis")),
+        ("client", true),
+    ]
+    .into_iter()
+    .filter_map(|(feature, on)| on.then_some(feature))
+    .collect::<Vec<_>>()
+    .join(",");
+    let gateway = support::example_binary_with("gateway", &features);
+    let upstream = support::example_binary_with("quickstart", &features);
+    let dir = std::env::temp_dir().join(format!("mcp-otlp-gateway-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("gateway.json");
+    let servers = json!({"mcpServers": {"qs": {"command": upstream.to_string_lossy()}}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let receiver = Receiver::start();
+    // Spans leave every 100 ms: the upstream, a child process, is not
+    // stopped by a signal of its own here.
+    let server = Served::launch(
+        &gateway,
+        &["--config", config.to_str().unwrap(), "--http", "127.0.0.1:0"],
+        &receiver,
+        &[("OTEL_BSP_SCHEDULE_DELAY", "100")],
+    );
+    let arguments = json!({"value": 100, "from": "celsius", "to": "fahrenheit"});
+    let mut meta = meta_with(json!({}));
+    meta["traceparent"] = json!(format!("00-{TRACE_ID}-{CALLER_SPAN}-01"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let answer = loop {
+        let v = tool(
+            server.addr,
+            1,
+            "qs_convert_temperature",
+            json!({"name": "qs_convert_temperature", "arguments": arguments, "_meta": meta}),
+        )
+        .await;
+        if v.get("result").is_some() || Instant::now() > deadline {
+            break v;
+        }
+        // The upstream is listed once its process answered.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(answer.get("result").is_some(), "{answer}; stderr:\n{}", server.log());
+    let both = |r: &Receiver| {
+        let spans = r.spans();
+        spans
+            .iter()
+            .any(|s| s.name == "tools/call qs_convert_temperature" && s.trace_id == TRACE_ID)
+            && spans
+                .iter()
+                .any(|s| s.name == "tools/call convert_temperature" && s.trace_id == TRACE_ID)
+    };
+    assert!(
+        receiver.wait_for(both, Duration::from_secs(20)),
+        "the gateway's and the upstream's spans in the caller's trace; spans: {:#?}",
+        receiver.spans()
+    );
+    let spans = receiver.spans();
+    let outer = spans
+        .iter()
+        .find(|s| s.name == "tools/call qs_convert_temperature" && s.trace_id == TRACE_ID)
+        .unwrap();
+    assert_eq!(outer.parent_span_id, CALLER_SPAN, "{outer:#?}");
+    let inner = spans
+        .iter()
+        .find(|s| s.name == "tools/call convert_temperature" && s.trace_id == TRACE_ID)
+        .unwrap();
+    assert_eq!(inner.kind, "SERVER");
+    assert_eq!(
+        inner.parent_span_id, outer.span_id,
+        "the upstream's span is the gateway's child: {inner:#?}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -163,6 +163,22 @@ pub(crate) fn current_link() -> Option<String> {
     }
 }
 
+/// The W3C trace context to carry in the `_meta` of a request this process
+/// sends (`traceparent`, and `tracestate` when there is one), so that the
+/// server's span is a child of the current one, as the MCP semantic
+/// conventions propagate it; none when the current span is not exported.
+#[cfg(feature = "client")]
+pub(crate) fn outgoing_trace() -> Option<(String, Option<String>)> {
+    #[cfg(feature = "otel")]
+    {
+        imp::outgoing_trace()
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        None
+    }
+}
+
 /// Links the current span to the span a `traceparent` from
 /// [`current_link`] names (nothing if it is malformed or absent).
 pub(crate) fn link_current(traceparent: Option<&str>) {
@@ -513,6 +529,26 @@ pub(crate) mod imp {
                 ],
             );
         }
+    }
+
+    #[cfg(feature = "client")]
+    pub fn outgoing_trace() -> Option<(String, Option<String>)> {
+        use opentelemetry::propagation::TextMapPropagator;
+        use opentelemetry::trace::TraceContextExt;
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        let span = tracing::Span::current();
+        if span.is_disabled() {
+            return None;
+        }
+        let context = span.context();
+        if !context.span().span_context().is_valid() {
+            return None;
+        }
+        let mut carrier = std::collections::HashMap::with_capacity(2);
+        opentelemetry_sdk::propagation::TraceContextPropagator::new().inject_context(&context, &mut carrier);
+        let parent = carrier.remove("traceparent")?;
+        let state = carrier.remove("tracestate").filter(|s| !s.is_empty());
+        Some((parent, state))
     }
 
     pub fn current_link() -> Option<String> {

@@ -702,11 +702,13 @@ impl Upstream {
         // A 2025-11-25 upstream's call may wait, parked, for people's answers,
         // or follow a task: `forward_legacy` bounds the time it runs.
         let within = (client.era() != Some(Era::Legacy)).then(|| client.timeout());
-        tokio::spawn(async move {
+        // In the caller's request span: the upstream's request carries its
+        // trace (`traceparent` in `_meta`).
+        tokio::spawn(tracing::Instrument::in_current_span(async move {
             let result = client.request_within(id, &method, params, token, within).await;
             routes.lock().remove(&id);
             let _ = done_tx.send(result);
-        });
+        }));
         Call {
             id,
             token: id,

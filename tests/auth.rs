@@ -373,6 +373,10 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
         call_tool(addr, Some(&forged_but_valid), "read_ticket").await.status,
         200
     );
+    // An audience whose scheme (or host) is in capitals still names this server.
+    let shouted = resource.replacen("http://", "HTTP://", 1);
+    let upper = auth.sign(&claims(&auth.issuer, &shouted, live + 3), "");
+    assert_eq!(call_tool(addr, Some(&upper), "read_ticket").await.status, 200);
 
     // Keys rotated at the authorization server: a token under the new key is
     // accepted after one refetch, without restarting this server.

@@ -260,7 +260,11 @@ impl IntrospectionVerifier {
                 "an active token with neither sub nor client_id".into(),
             ));
         }
-        if !verified.audience.contains(&self.audience) {
+        if !verified
+            .audience
+            .iter()
+            .any(|aud| super::same_resource(aud, &self.audience))
+        {
             return Err(Rejection::Audience(verified.audience.join(" ")));
         }
         let now = SystemTime::now()

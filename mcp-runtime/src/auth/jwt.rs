@@ -273,7 +273,8 @@ impl JwtVerifier {
         let key = self.key(&kid).await?;
         let mut validation = Validation::new(algorithm);
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[&self.audience]);
+        // The audience is checked below, its scheme and host without regard to case.
+        validation.validate_aud = false;
         validation.leeway = self.leeway.as_secs();
         validation.validate_nbf = true;
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
@@ -288,7 +289,15 @@ impl JwtVerifier {
                 _ => Rejection::Malformed(clip(&e.to_string())),
             }
         })?;
-        Ok(access_token(data.claims))
+        let verified = access_token(data.claims);
+        if !verified
+            .audience
+            .iter()
+            .any(|aud| super::same_resource(aud, &self.audience))
+        {
+            return Err(Rejection::Audience(clip(&verified.audience.join(" "))));
+        }
+        Ok(verified)
     }
 }
 

@@ -296,6 +296,26 @@ pub(crate) fn split_origin(url: &str) -> Option<(&str, &str)> {
 /// token ends, that long after its `exp`.
 pub(crate) const CLOCK_LEEWAY_S: u64 = 30;
 
+/// Whether a token's audience `aud` names the resource `resource`: the
+/// same URI, its scheme and host compared without regard to case (the
+/// canonical form is lowercase; a client may send them otherwise, and the
+/// spec asks servers to accept it), the rest exactly.
+#[cfg(feature = "auth")]
+pub(crate) fn same_resource(aud: &str, resource: &str) -> bool {
+    fn parts(uri: &str) -> Option<(&str, &str, &str)> {
+        let (scheme, rest) = uri.split_once("://")?;
+        let at = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, path) = rest.split_at(at);
+        Some((scheme, authority, path))
+    }
+    match (parts(aud), parts(resource)) {
+        (Some((s1, a1, p1)), Some((s2, a2, p2))) => {
+            s1.eq_ignore_ascii_case(s2) && a1.eq_ignore_ascii_case(a2) && p1 == p2
+        }
+        _ => aud == resource,
+    }
+}
+
 /// Whether a token with `exp` is past it at `now` (seconds since the
 /// epoch), with [`CLOCK_LEEWAY_S`].
 #[cfg(feature = "auth")]
@@ -333,6 +353,20 @@ pub(crate) fn reaches(identity: Option<&AccessToken>, required: &[String]) -> bo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_audience_names_the_resource_whatever_the_case_of_its_scheme_and_host() {
+        let resource = "https://mcp.example.com/mcp";
+        assert!(same_resource("https://mcp.example.com/mcp", resource));
+        assert!(same_resource("HTTPS://MCP.Example.com/mcp", resource));
+        assert!(
+            !same_resource("https://mcp.example.com/MCP", resource),
+            "the path is exact"
+        );
+        assert!(!same_resource("https://mcp.example.com/mcp/", resource));
+        assert!(!same_resource("https://mcp.example.com.evil/mcp", resource));
+        assert!(!same_resource("mcp.example.com/mcp", resource));
+    }
 
     #[test]
     fn urls_split_into_origin_and_path() {

@@ -4,10 +4,12 @@
 //! not), and the upstream's handler stops. The upstream is a server of this
 //! crate on a loopback port, reached over the wire.
 
+mod support;
+
 use mcp_runtime::client::Client;
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use mcp_runtime::transport::http::HttpConfig;
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -45,14 +47,8 @@ async fn until(what: &str, flag: &AtomicBool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_caller_that_goes_away_cancels_its_call_at_an_http_upstream() {
     let upstream = Server::builder().name("upstream").build().expect("the upstream builds");
-    let http = HttpServer::bind(upstream, "127.0.0.1:0", HttpConfig::default())
-        .await
-        .expect("a loopback port");
-    let url = format!("http://{}/mcp", http.local_addr().expect("an address"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let upstream = support::http::serve_with(upstream, HttpConfig::default()).await;
+    let url = format!("http://{}/mcp", upstream.addr);
 
     let gateway = Server::builder()
         .proxy("up", Client::http(&url))
@@ -76,5 +72,5 @@ async fn a_caller_that_goes_away_cancels_its_call_at_an_http_upstream() {
         () = until("the upstream runs the call", &STARTED) => {}
     }
     until("the upstream's handler stops", &STOPPED).await;
-    let _ = stop.send(());
+    drop(upstream);
 }

@@ -5,10 +5,12 @@
 //! 2025-11-25 caller gets the error as the upstream sent it. The upstream is
 //! a server of this crate on a loopback port, spoken to at 2025-11-25.
 
+mod support;
+
 use mcp_runtime::client::{Client, Era};
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
-use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use mcp_runtime::transport::http::HttpConfig;
 use mcp_runtime::ErrorCode;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -40,27 +42,21 @@ fn signin(who: String) -> Flow<String> {
 }
 
 /// A gateway proxying, under `up`, an upstream serving `signin` over HTTP
-/// at 2025-11-25; started. The upstream stops when the sender drops.
-async fn gateway() -> (Server, tokio::sync::oneshot::Sender<()>) {
+/// at 2025-11-25; started. The upstream stops when it drops.
+async fn gateway() -> (Server, support::http::TestServer) {
     let upstream = Server::builder()
         .empty()
         .tool::<signin>()
         .build()
         .expect("the upstream builds");
-    let http = HttpServer::bind(upstream, "127.0.0.1:0", HttpConfig::default())
-        .await
-        .expect("a loopback port");
-    let url = format!("http://{}/mcp", http.local_addr().expect("an address"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(http.serve_until(async {
-        let _ = stopped.await;
-    }));
+    let upstream = support::http::serve_with(upstream, HttpConfig::default()).await;
+    let url = format!("http://{}/mcp", upstream.addr);
     let server = Server::builder()
         .proxy("up", Client::http(url).name("up").era(Era::Legacy))
         .build()
         .expect("the gateway builds");
     server.start();
-    (server, stop)
+    (server, upstream)
 }
 
 /// Waits until the client lists `up_signin` (the upstream connects after start).

@@ -45,6 +45,12 @@ pub async fn start_with(config: HttpConfig) -> TestServer {
         .version("1.2.3")
         .build()
         .expect("the server builds");
+    serve_with(server, config).await
+}
+
+/// `server` over Streamable HTTP on a loopback port until the returned
+/// server drops.
+pub async fn serve_with(server: Server, config: HttpConfig) -> TestServer {
     let http = HttpServer::bind(server.clone(), "127.0.0.1:0", config)
         .await
         .expect("bind an ephemeral loopback port");

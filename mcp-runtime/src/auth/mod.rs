@@ -354,6 +354,7 @@ pub(crate) fn reaches(identity: Option<&AccessToken>, required: &[String]) -> bo
 mod tests {
     use super::*;
 
+    #[cfg(feature = "auth")]
     #[test]
     fn an_audience_names_the_resource_whatever_the_case_of_its_scheme_and_host() {
         let resource = "https://mcp.example.com/mcp";

@@ -229,7 +229,7 @@ pub(crate) fn listen(
                         if version <= sent.get(at).copied().unwrap_or(0) {
                             continue;
                         }
-                        if !send_newer(server, &task_id, principal.as_deref(), &mut sent[at..], &outbound, &id).await {
+                        if !send_newer(server, &task_id, principal.as_deref(), sent.get_mut(at..).unwrap_or_default(), &outbound, &id).await {
                             break;
                         }
                     }
@@ -253,7 +253,7 @@ pub(crate) fn listen(
                             .filter(|event| filter.wants(event))
                             .all(|event| outbound.send(encode_event(&event, Some(&id))).is_ok());
                         for (at, task_id) in filter.task_ids.iter().enumerate() {
-                            open = open && send_newer(server, task_id, principal.as_deref(), &mut sent[at..], &outbound, &id).await;
+                            open = open && send_newer(server, task_id, principal.as_deref(), sent.get_mut(at..).unwrap_or_default(), &outbound, &id).await;
                         }
                         if !open {
                             break;

@@ -177,15 +177,10 @@ impl Session {
     /// deleted on the server.
     pub(crate) fn close(&self) {
         let _ = self.shared.closed.send(true);
-        if let Some(id) = self.shared.session_id() {
-            let mut delete = self
+        if self.shared.session_id().is_some() {
+            let delete = self
                 .shared
-                .http
-                .delete(&self.shared.endpoint.url)
-                .header("mcp-session-id", id);
-            for (name, value) in &self.shared.endpoint.headers {
-                delete = delete.header(name, value);
-            }
+                .addressed(self.shared.http.delete(&self.shared.endpoint.url));
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {
                 runtime.spawn(async move {
                     let _ = tokio::time::timeout(Duration::from_secs(2), delete.send()).await;
@@ -257,6 +252,18 @@ impl Shared {
         }
     }
 
+    /// `request` with the endpoint's own headers and the session's id:
+    /// what every request to the server carries.
+    fn addressed(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        for (name, value) in &self.endpoint.headers {
+            request = request.header(name, value);
+        }
+        if let Some(id) = self.session_id() {
+            request = request.header("mcp-session-id", id);
+        }
+        request
+    }
+
     /// A GET of the endpoint's event stream (the session's, or the rest of
     /// a stream after a `Last-Event-ID`).
     fn get(&self, version: Option<&str>) -> reqwest::RequestBuilder {
@@ -264,13 +271,7 @@ impl Shared {
         if let Some(version) = version {
             get = get.header("mcp-protocol-version", version);
         }
-        for (name, value) in &self.endpoint.headers {
-            get = get.header(name, value);
-        }
-        if let Some(id) = self.session_id() {
-            get = get.header("mcp-session-id", id);
-        }
-        get
+        self.addressed(get)
     }
 
     fn post(&self, message: &Value, head: &Head<'_>) -> reqwest::RequestBuilder {
@@ -292,13 +293,7 @@ impl Shared {
         for (header, value) in head.params {
             post = post.header(format!("mcp-param-{header}"), header_value(value));
         }
-        for (name, value) in &self.endpoint.headers {
-            post = post.header(name, value);
-        }
-        if let Some(id) = self.session_id() {
-            post = post.header("mcp-session-id", id);
-        }
-        post
+        self.addressed(post)
     }
 
     /// Sends request `id` and delivers what comes back.

@@ -260,3 +260,35 @@ async fn subscriptions_are_bounded_in_bytes_across_streams_and_sessions() {
         .expect("unsubscribed");
     drop(listen_to(addr, Some("bob"), &[uri(6)]).await);
 }
+
+/// A listen stream that falls behind the server's events (more than the
+/// event channel holds arrive before it runs again) still hears of what it
+/// follows: the resource updated among the events it missed, and the kinds
+/// of list change it asked for (read again, they find nothing new at worst).
+#[tokio::test]
+async fn a_listen_stream_that_falls_behind_hears_again_of_what_it_follows() {
+    let server = server(SubscriptionLimits::default());
+    let (addr, _stop) = serve_server(server.clone()).await;
+    let followed = "notes://days/1".to_owned();
+    let mut stream = listen_to(addr, Some("alice"), std::slice::from_ref(&followed)).await;
+    // One runtime thread: the stream's task cannot run while these are
+    // announced, so the followed update is pushed out by the 300 after it.
+    server.notify_resource_updated(followed.clone());
+    for _ in 0..300 {
+        server.notify_resource_updated("notes://days/2");
+    }
+    let mut heard = Vec::new();
+    while let Some(m) = stream.next_within(std::time::Duration::from_secs(2)).await {
+        heard.push(m);
+    }
+    let updated: Vec<&Value> = heard
+        .iter()
+        .filter(|m| m["method"] == "notifications/resources/updated")
+        .collect();
+    assert_eq!(updated.len(), 1, "{heard:#?}");
+    assert_eq!(updated[0]["params"]["uri"], followed.as_str(), "{heard:#?}");
+    assert!(
+        heard.iter().any(|m| m["method"] == "notifications/tools/list_changed"),
+        "{heard:#?}"
+    );
+}

@@ -472,13 +472,11 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     assert_eq!(r.status, 200, "{}", r.body);
     validate_legacy(&r.messages()[0], Some("initialize"));
     let session = r.header("mcp-session-id").expect("a session id").to_owned();
-    let r = legacy(
-        addr,
-        "POST",
-        Some(&session),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    )
-    .await;
+    // A notification in the caller's trace.
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized",
+        "params": {"_meta": {"traceparent": format!("00-{TRACE_ID}-{CALLER_SPAN}-01")}}});
+    support::assert_valid(LEGACY, "InitializedNotification", &initialized);
+    let r = legacy(addr, "POST", Some(&session), &initialized.to_string()).await;
     assert_eq!(r.status, 202, "{}", r.body);
     let r = legacy(
         addr,
@@ -741,11 +739,38 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     );
     assert_eq!(outbound.attr("mcp.session.id"), Some(session.as_str()), "{outbound:#?}");
     assert_eq!(outbound.attr("mcp.protocol.version"), Some(LEGACY), "{outbound:#?}");
+    // The ask carries its span's trace, for the client's span of the answer.
+    assert_eq!(
+        ask["params"]["_meta"]["traceparent"],
+        format!("00-{}-{}-01", outbound.trace_id, outbound.span_id),
+        "{ask}"
+    );
+
+    // The notification has its SERVER span too, under the caller's.
+    let notified: Vec<&Span> = spans
+        .iter()
+        .filter(|s| s.attr("mcp.method.name") == Some("notifications/initialized"))
+        .collect();
+    assert_eq!(notified.len(), 1, "one span of the notification: {spans:#?}");
+    let notified = notified[0];
+    assert_eq!(notified.name, "notifications/initialized", "{notified:#?}");
+    assert_eq!(notified.kind, "SERVER", "{notified:#?}");
+    assert_eq!(
+        (notified.trace_id.as_str(), notified.parent_span_id.as_str()),
+        (TRACE_ID, CALLER_SPAN),
+        "{notified:#?}"
+    );
+    assert_eq!(notified.attr("mcp.session.id"), Some(session.as_str()), "{notified:#?}");
+    assert_eq!(notified.attr("mcp.protocol.version"), Some(LEGACY), "{notified:#?}");
+    assert_eq!(notified.attr("network.protocol.version"), Some("1.1"), "{notified:#?}");
+    assert_eq!(notified.attr("jsonrpc.request.id"), None, "{notified:#?}");
+    assert_ok(notified);
 
     // Every request span has the attributes every request carries.
     for s in spans.iter().filter(|s| s.kind == "SERVER") {
         let method = s.attr("mcp.method.name").unwrap_or_else(|| panic!("{s:#?}"));
-        assert!(s.attr("jsonrpc.request.id").is_some(), "{s:#?}");
+        let notification = method.starts_with("notifications/");
+        assert_eq!(s.attr("jsonrpc.request.id").is_some(), !notification, "{s:#?}");
         assert!(s.name == method || s.name.starts_with(&format!("{method} ")), "{s:#?}");
         assert_eq!(s.attr("network.transport"), Some("tcp"), "{s:#?}");
     }
@@ -790,6 +815,15 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     assert!(
         !points_with(&duration, &call_ok, &["error.type", "rpc.response.status_code"]).is_empty(),
         "a successful greet: {duration:#?}"
+    );
+    let notification = [
+        ("mcp.method.name", "notifications/initialized"),
+        ("mcp.protocol.version", LEGACY),
+        ("network.transport", "tcp"),
+    ];
+    assert!(
+        !points_with(&duration, &notification, &["error.type"]).is_empty(),
+        "the notification's duration: {duration:#?}"
     );
     let call_refused = [
         &modern[..],

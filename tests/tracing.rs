@@ -113,3 +113,55 @@ fn a_request_span_carries_the_conventions_attributes_and_its_outcome() {
         "{second:?}"
     );
 }
+
+/// A request's span names the version of HTTP it came over: `1.1` from the
+/// stand-alone server, `2` from an HTTP/2 server that mounts the tower
+/// service (the `http::Request` such a server hands it says which).
+#[test]
+fn a_request_span_names_the_http_version_it_came_over() {
+    use http_body_util::Full;
+    use hyper::body::Bytes;
+    use mcp_runtime::transport::http::McpService;
+    let spans: Spans = Arc::default();
+    let subscriber = tracing_subscriber::registry().with(Recorder(spans.clone()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut service = McpService::new(Server::builder().build().unwrap());
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "traced_hello", "arguments": {"name": "Ada"}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(async {
+            for version in [hyper::Version::HTTP_11, hyper::Version::HTTP_2] {
+                let request = hyper::Request::builder()
+                    .method(hyper::Method::POST)
+                    .uri("http://localhost/mcp")
+                    .version(version)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tools/call")
+                    .header("mcp-name", "traced_hello")
+                    .body(Full::new(Bytes::from(body.clone())))
+                    .unwrap();
+                let response = tower_service::Service::call(&mut service, request).await.unwrap();
+                assert_eq!(response.status(), 200, "{version:?}");
+            }
+        })
+    });
+    let spans = spans.lock().unwrap();
+    let versions: Vec<_> = spans
+        .iter()
+        .filter(|(name, _)| name == "mcp.request")
+        .map(|(_, f)| {
+            assert_eq!(f["network.transport"], "tcp", "{f:?}");
+            assert_eq!(f["network.protocol.name"], "http", "{f:?}");
+            f["network.protocol.version"].as_str()
+        })
+        .collect();
+    assert_eq!(versions, ["1.1", "2"], "{spans:?}");
+}

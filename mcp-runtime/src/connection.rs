@@ -117,7 +117,7 @@ impl Connection {
                     && self.session.is_none()
                     && !crate::meta::has_protocol_version(request.params.as_deref()) =>
             {
-                let reply = match crate::legacy::initialize(&self.server, &request, None) {
+                let reply = match crate::legacy::initialize(&self.server, &request, None, None) {
                     Ok((session, body)) => {
                         let forward =
                             crate::legacy::events::forward(self.server.clone(), session.clone(), self.outbound.clone());
@@ -131,17 +131,20 @@ impl Connection {
             }
             Ok(Message::Request(request)) => self.spawn(request),
             Ok(Message::Notification(n)) => {
-                if n.method == "notifications/cancelled" {
-                    if let Some(id) = crate::jsonrpc::cancelled_request(&n) {
-                        if let Some((cancel, abort, ..)) = self.in_flight.remove(&id) {
-                            cancel.cancel();
-                            abort.abort();
-                            tracing::debug!(%id, "request cancelled by the client");
+                let session = self.session.as_ref().map(|s| (None, s.version));
+                crate::telemetry::notification(&n.method, n.params.as_deref(), "pipe", None, session, || {
+                    if n.method == "notifications/cancelled" {
+                        if let Some(id) = crate::jsonrpc::cancelled_request(&n) {
+                            if let Some((cancel, abort, ..)) = self.in_flight.remove(&id) {
+                                cancel.cancel();
+                                abort.abort();
+                                tracing::debug!(%id, "request cancelled by the client");
+                            }
                         }
+                    } else {
+                        tracing::debug!(method = %n.method, "notification ignored");
                     }
-                } else {
-                    tracing::debug!(method = %n.method, "notification ignored");
-                }
+                });
             }
             Ok(Message::Response(r)) => {
                 let id = r.id.clone();

@@ -58,6 +58,8 @@ pub(crate) enum Method {
     Cancelled,
     /// `notifications/progress`
     Progress,
+    /// `notifications/roots/list_changed` (legacy)
+    RootsListChanged,
 }
 
 /// Which body parameter the `Mcp-Name` header mirrors.
@@ -73,7 +75,7 @@ pub(crate) enum NameParam {
 
 impl Method {
     /// Every method with its name, most frequent first.
-    const TABLE: [(Method, &'static str); 25] = [
+    const TABLE: [(Method, &'static str); 26] = [
         (Method::ToolsCall, "tools/call"),
         (Method::ToolsList, "tools/list"),
         (Method::ResourcesRead, "resources/read"),
@@ -99,6 +101,7 @@ impl Method {
         (Method::Initialized, "notifications/initialized"),
         (Method::Cancelled, "notifications/cancelled"),
         (Method::Progress, "notifications/progress"),
+        (Method::RootsListChanged, "notifications/roots/list_changed"),
     ];
 
     /// Looks a name up; `None` for a method this server does not know.
@@ -134,6 +137,7 @@ impl Method {
             Method::Initialized => "notifications/initialized",
             Method::Cancelled => "notifications/cancelled",
             Method::Progress => "notifications/progress",
+            Method::RootsListChanged => "notifications/roots/list_changed",
         }
     }
 

@@ -457,17 +457,6 @@ impl Session {
             lock(&self.pending).insert(id.clone(), tx);
             registered.ids.push(id.clone());
             let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-            let mut params = request
-                .get("params")
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Map::new()));
-            // The ask's key, for a gateway that turns this request back into
-            // an `input_required` round (2025-11-25 requests carry none).
-            if let Some(object) = params.as_object_mut() {
-                if let Value::Object(meta) = object.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
-                    meta.insert(INPUT_KEY_META.into(), Value::String(key.clone()));
-                }
-            }
             // The CLIENT span of a server-to-client request, a child of the
             // request it serves, ended when the answer comes.
             let span = tracing::debug_span!(
@@ -483,6 +472,19 @@ impl Session {
                 "error.type" = tracing::field::Empty,
                 "rpc.response.status_code" = tracing::field::Empty,
             );
+            let mut params = request
+                .get("params")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            if let Some(object) = params.as_object_mut() {
+                if let Value::Object(meta) = object.entry("_meta").or_insert_with(|| Value::Object(Map::new())) {
+                    // The ask's key, for a gateway that turns this request back
+                    // into an `input_required` round (2025-11-25 requests carry none).
+                    meta.insert(INPUT_KEY_META.into(), Value::String(key.clone()));
+                    // The client's span of its answer goes under this one.
+                    span.in_scope(|| crate::telemetry::carry_trace(meta));
+                }
+            }
             if outbound.send(jsonrpc::encode_request(&id, method, &params)).is_err() {
                 return Err(McpError::internal("the client's stream closed"));
             }

@@ -163,20 +163,23 @@ pub(crate) fn current_link() -> Option<String> {
     }
 }
 
-/// The W3C trace context to carry in the `_meta` of a request this process
-/// sends (`traceparent`, and `tracestate` when there is one), so that the
-/// server's span is a child of the current one, as the MCP semantic
-/// conventions propagate it; none when the current span is not exported.
-#[cfg(feature = "client")]
-pub(crate) fn outgoing_trace() -> Option<(String, Option<String>)> {
+/// Puts the current span's W3C trace context in the `_meta` of a request
+/// this process sends (`traceparent`, and `tracestate` when there is one),
+/// so that the receiver's span is a child of the current one, as the MCP
+/// semantic conventions propagate it. Nothing when the current span is not
+/// exported, or when `meta` names a trace already (a gateway's caller's).
+pub(crate) fn carry_trace(meta: &mut serde_json::Map<String, serde_json::Value>) {
     #[cfg(feature = "otel")]
-    {
-        imp::outgoing_trace()
+    if !meta.contains_key("traceparent") {
+        if let Some((parent, state)) = imp::outgoing_trace() {
+            meta.insert("traceparent".into(), serde_json::Value::String(parent));
+            if let Some(state) = state {
+                meta.insert("tracestate".into(), serde_json::Value::String(state));
+            }
+        }
     }
     #[cfg(not(feature = "otel"))]
-    {
-        None
-    }
+    let _ = meta;
 }
 
 /// Links the current span to the span a `traceparent` from
@@ -235,6 +238,44 @@ pub(crate) fn request_span(method: &str, id: &RequestId, principal: Option<&str>
     )
 }
 
+/// Observes a notification the client sent while `handle` acts on it: a
+/// SERVER span named after its method (`mcp.notification`, at DEBUG, a
+/// child of the caller's span when `params._meta` has a `traceparent`) and
+/// a point of `mcp.server.operation.duration`, as the MCP conventions
+/// observe every request and notification. `network` and `http` as for
+/// [`Observed::begin`]; `session` is a legacy session's id (on HTTP) and
+/// revision.
+pub(crate) fn notification<T>(
+    method: &str,
+    params: Option<&serde_json::value::RawValue>,
+    network: &'static str,
+    http: Option<&'static str>,
+    session: Option<(Option<&str>, &'static str)>,
+    handle: impl FnOnce() -> T,
+) -> T {
+    let span = tracing::debug_span!(
+        "mcp.notification",
+        "otel.name" = %cap(method),
+        "otel.kind" = "server",
+        "mcp.method.name" = %cap(method),
+        "mcp.protocol.version" = session.map(|(_, version)| version),
+        "mcp.session.id" = tracing::field::Empty,
+        "network.transport" = tracing::field::Empty,
+        "network.protocol.name" = tracing::field::Empty,
+        "network.protocol.version" = tracing::field::Empty,
+    );
+    let metrics = metrics_on();
+    if span.is_disabled() && !metrics {
+        return handle();
+    }
+    let id = session.and_then(|(id, _)| id);
+    let observed = Observed::begin(span, metrics, params, Some(network), http, id);
+    let out = observed.span().in_scope(handle);
+    let method = crate::method::Method::parse(method).map_or("_OTHER", crate::method::Method::as_str);
+    observed.end(method, Ok(false), None, session.map(|(_, version)| version));
+    out
+}
+
 /// A request id as the conventions' `jsonrpc.request.id` writes it: the
 /// string itself, or the number.
 struct IdText<'a>(&'a RequestId);
@@ -260,14 +301,16 @@ pub(crate) struct Observed {
 
 impl Observed {
     /// Starts observing a request over `network` (`pipe`, `tcp`, or none in
-    /// process), of a legacy session `session_id`: the span continues the
-    /// caller's W3C trace from `params._meta` (before it is first entered,
-    /// which starts its OpenTelemetry span).
+    /// process), over HTTP of version `http` if any, of a legacy session
+    /// `session_id`: the span continues the caller's W3C trace from
+    /// `params._meta` (before it is first entered, which starts its
+    /// OpenTelemetry span).
     pub(crate) fn begin(
         span: tracing::Span,
         metrics: bool,
         params: Option<&serde_json::value::RawValue>,
         network: Option<&'static str>,
+        http: Option<&'static str>,
         session_id: Option<&str>,
     ) -> Observed {
         if !span.is_disabled() {
@@ -275,10 +318,10 @@ impl Observed {
             imp::continue_trace(&span, params);
             if let Some(network) = network {
                 span.record("network.transport", network);
-                if network == "tcp" {
-                    span.record("network.protocol.name", "http");
-                    span.record("network.protocol.version", "1.1");
-                }
+            }
+            if let Some(version) = http {
+                span.record("network.protocol.name", "http");
+                span.record("network.protocol.version", version);
             }
             if let Some(id) = session_id {
                 span.record("mcp.session.id", cap(id));
@@ -531,7 +574,6 @@ pub(crate) mod imp {
         }
     }
 
-    #[cfg(feature = "client")]
     pub fn outgoing_trace() -> Option<(String, Option<String>)> {
         use opentelemetry::propagation::TextMapPropagator;
         use opentelemetry::trace::TraceContextExt;

@@ -688,14 +688,7 @@ impl Inner {
         }
         // The trace the request is part of (a gateway's: its caller's
         // request), unless the caller of this client gave one.
-        if !meta.contains_key("traceparent") {
-            if let Some((parent, state)) = crate::telemetry::outgoing_trace() {
-                meta.insert("traceparent".into(), json!(parent));
-                if let Some(state) = state {
-                    meta.insert("tracestate".into(), json!(state));
-                }
-            }
-        }
+        crate::telemetry::carry_trace(&mut meta);
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }

@@ -93,8 +93,10 @@ pub enum Transport {
     InProcess,
     /// stdio (`network.transport` `pipe`).
     Stdio,
-    /// Streamable HTTP over HTTP/1.1 (`network.transport` `tcp`).
-    Http,
+    /// Streamable HTTP (`network.transport` `tcp`) over this version of
+    /// HTTP (`network.protocol.version`: `1.1`, or `2` where a server of
+    /// one's own mounts the endpoint in an HTTP/2 server).
+    Http(&'static str),
 }
 
 impl Transport {
@@ -102,7 +104,14 @@ impl Transport {
         match self {
             Transport::InProcess => None,
             Transport::Stdio => Some("pipe"),
-            Transport::Http => Some("tcp"),
+            Transport::Http(_) => Some("tcp"),
+        }
+    }
+
+    fn http_version(self) -> Option<&'static str> {
+        match self {
+            Transport::Http(version) => Some(version),
+            _ => None,
         }
     }
 }
@@ -188,6 +197,7 @@ async fn observed(server: &Server, request: &Request, scope: &mut Scope, span: t
         metrics,
         request.params.as_deref(),
         scope.transport.network(),
+        scope.transport.http_version(),
         session_id,
     );
     let mut seen = Seen {

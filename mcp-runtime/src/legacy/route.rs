@@ -46,23 +46,31 @@ struct UriParams {
 }
 
 /// Answers an `initialize` request: negotiates the revision and opens a
-/// session (`id` names it on HTTP). In modern-only mode, or for
-/// malformed params, an error naming the supported versions.
+/// session (`id` names it on HTTP, whose version `http` is, `None` on
+/// stdio). In modern-only mode, or for malformed params, an error naming
+/// the supported versions.
 pub(crate) fn initialize(
     server: &Server,
     request: &Request,
     id: Option<String>,
+    http: Option<&'static str>,
 ) -> Result<(Arc<Session>, Vec<u8>), McpError> {
     // Answered by the transport, not the dispatcher: observed here, like
-    // every request (`network.transport` `tcp` when HTTP names the session).
+    // every request (`network.transport` `tcp` over HTTP).
     let span = crate::telemetry::request_span(&request.method, &request.id, None);
     let metrics = crate::telemetry::metrics_on();
     if span.is_disabled() && !metrics {
         return open(server, request, id);
     }
-    let network = if id.is_some() { "tcp" } else { "pipe" };
-    let observed =
-        crate::telemetry::Observed::begin(span, metrics, request.params.as_deref(), Some(network), id.as_deref());
+    let network = if http.is_some() { "tcp" } else { "pipe" };
+    let observed = crate::telemetry::Observed::begin(
+        span,
+        metrics,
+        request.params.as_deref(),
+        Some(network),
+        http,
+        id.as_deref(),
+    );
     let opened = observed.span().in_scope(|| open(server, request, id));
     let version = opened.as_ref().ok().map(|(session, _)| session.version);
     if let Some(version) = version {

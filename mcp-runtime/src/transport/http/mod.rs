@@ -221,10 +221,15 @@ impl McpService {
         let http::request::Parts {
             method,
             uri,
+            version,
             mut headers,
             extensions,
             ..
         } = parts;
+        let via = Via {
+            peer,
+            http: version_text(version),
+        };
         async move {
             // Past the bound, refused at once: a queue without end helps nobody.
             let _admitted = match self.config.max_in_flight {
@@ -252,7 +257,7 @@ impl McpService {
                     if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
                         return auth::metadata(auth, &method, uri.path());
                     }
-                    match auth::authorize(auth, &headers, peer).await {
+                    match auth::authorize(auth, &headers, via.peer).await {
                         Ok(token) => Some(token),
                         Err(refusal) => return refusal,
                     }
@@ -333,13 +338,16 @@ impl McpService {
                 }
                 Ok(_) if unknown_session && !modern_request(&bytes) => return session_not_found(),
                 Ok(Message::Notification(n)) => {
-                    // A session's client cancels its request with a notification
-                    // (2025-11-25); a 2026-07-28 client closes the request's stream.
-                    if let (Some(session), Some(id)) = (&session, crate::jsonrpc::cancelled_request(&n)) {
-                        if session.cancel_request(&id) {
-                            tracing::debug!(%id, "request cancelled by the client");
+                    let of = session.as_ref().map(|s| (s.id.as_deref(), s.version));
+                    crate::telemetry::notification(&n.method, n.params.as_deref(), "tcp", Some(via.http), of, || {
+                        // A session's client cancels its request with a notification
+                        // (2025-11-25); a 2026-07-28 client closes the request's stream.
+                        if let (Some(session), Some(id)) = (&session, crate::jsonrpc::cancelled_request(&n)) {
+                            if session.cancel_request(&id) {
+                                tracing::debug!(%id, "request cancelled by the client");
+                            }
                         }
-                    }
+                    });
                     return status(StatusCode::ACCEPTED);
                 }
                 Ok(Message::Response(r)) => {
@@ -365,10 +373,10 @@ impl McpService {
             // The request owns what it needs; the body's buffer goes back now.
             drop(bytes);
             if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
-                return self.initialize(&request, principal.as_deref(), peer);
+                return self.initialize(&request, principal.as_deref(), via);
             }
             drop((method, uri));
-            self.respond(request, HeaderFacts::http(headers), principal, session, identity, peer)
+            self.respond(request, HeaderFacts::http(headers), principal, session, identity, via)
                 .await
         }
     }
@@ -376,20 +384,15 @@ impl McpService {
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
     /// It belongs to `principal` (the token's subject, or the
     /// `principal_header`'s value), if any.
-    fn initialize(
-        &self,
-        request: &jsonrpc::Request,
-        principal: Option<&str>,
-        peer: Option<std::net::IpAddr>,
-    ) -> Response<McpBody> {
+    fn initialize(&self, request: &jsonrpc::Request, principal: Option<&str>, via: Via) -> Response<McpBody> {
         let id = format!("{}{}", self.config.session_prefix, SessionStore::new_id());
-        match crate::legacy::initialize(&self.server, request, Some(id.clone())) {
+        match crate::legacy::initialize(&self.server, request, Some(id.clone()), Some(via.http)) {
             Ok((session, body)) => {
                 if let Some(principal) = principal {
                     session.set_owner(principal);
                 }
                 self.sessions
-                    .insert(session, &crate::tasks::caller_key(principal, peer));
+                    .insert(session, &crate::tasks::caller_key(principal, via.peer));
                 let mut r = json_reply(Reply {
                     body: jsonrpc::encode_result_raw(&request.id, &body),
                     status: 200,
@@ -452,7 +455,7 @@ impl McpService {
         principal: Option<String>,
         session: Option<Arc<Session>>,
         identity: Option<Arc<crate::auth::AccessToken>>,
-        peer: Option<std::net::IpAddr>,
+        via: Via,
     ) -> Response<McpBody> {
         let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
@@ -468,8 +471,8 @@ impl McpService {
             session,
             identity,
             hide_unreachable: self.config.auth.as_ref().is_some_and(|a| a.hide_unauthorized),
-            transport: crate::dispatch::Transport::Http,
-            peer,
+            transport: crate::dispatch::Transport::Http(via.http),
+            peer: via.peer,
         };
         let server = self.server.clone();
         let guard = CancelOnDrop(Some(cancel.clone()));
@@ -526,6 +529,25 @@ impl McpService {
                 }
             }
         }
+    }
+}
+
+/// How a request came: the client's address, when the stand-alone server
+/// knows it, and the version of HTTP.
+#[derive(Clone, Copy)]
+struct Via {
+    peer: Option<std::net::IpAddr>,
+    http: &'static str,
+}
+
+/// An HTTP version as `network.protocol.version` names it.
+fn version_text(version: http::Version) -> &'static str {
+    match version {
+        http::Version::HTTP_09 => "0.9",
+        http::Version::HTTP_10 => "1.0",
+        http::Version::HTTP_2 => "2",
+        http::Version::HTTP_3 => "3",
+        _ => "1.1",
     }
 }
 

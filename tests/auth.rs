@@ -136,7 +136,7 @@ impl AuthServer {
 
     /// A token from the token endpoint (client credentials, RFC 8707 resource).
     async fn token(&self, client: &str, resource: &str, scope: &str) -> String {
-        let answer: Value = reqwest::Client::new()
+        let answer: Value = http_client()
             .post(format!("{}/token", self.issuer))
             .basic_auth(client, Some(format!("{client}-secret")))
             .form(&[
@@ -157,7 +157,7 @@ impl AuthServer {
     }
 
     async fn revoke(&self, client: &str, token: &str) {
-        let status = reqwest::Client::new()
+        let status = http_client()
             .post(format!("{}/token/revocation", self.issuer))
             .basic_auth(client, Some(format!("{client}-secret")))
             .form(&[("token", token)])
@@ -428,6 +428,16 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
     ));
 }
 
+/// An HTTP client for the test's own requests. reqwest is built without a
+/// rustls provider (as mcp-runtime's features have it), so the first client
+/// of the process installs ring's, whichever test builds it.
+fn http_client() -> reqwest::Client {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+    reqwest::Client::new()
+}
+
 fn kid(token: &str) -> String {
     use base64::Engine as _;
     let head = token.split('.').next().unwrap();
@@ -439,7 +449,7 @@ fn kid(token: &str) -> String {
 }
 
 async fn get(url: &str) -> (u16, String) {
-    match reqwest::get(url).await {
+    match http_client().get(url).send().await {
         Ok(r) => (r.status().as_u16(), r.text().await.unwrap_or_default()),
         Err(_) => (0, String::new()),
     }
@@ -448,7 +458,7 @@ async fn get(url: &str) -> (u16, String) {
 async fn list_status(url: &str, token: &str) -> u16 {
     let body =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
-    reqwest::Client::new()
+    http_client()
         .post(url)
         .bearer_auth(token)
         .header("accept", "application/json, text/event-stream")

@@ -216,8 +216,9 @@ async fn call_tool(addr: SocketAddr, token: Option<&str>, name: &str) -> Answer 
     with_token(addr, token, "tools/call", Some(name), params).await
 }
 
-/// A 401 whose challenge names the metadata, the scopes and (for a bad
-/// token) `invalid_token` with a description containing `why`.
+/// A 401 whose challenge names the metadata, the scope a client asks for
+/// first (least privilege: the metadata lists both) and (for a bad token)
+/// `invalid_token` with a description containing `why`.
 fn assert_unauthorized(a: &Answer, resource_metadata: &str, why: Option<&str>) {
     assert_eq!(a.status, 401, "{}", a.text);
     let challenge = a
@@ -230,10 +231,7 @@ fn assert_unauthorized(a: &Answer, resource_metadata: &str, why: Option<&str>) {
         challenge.contains(&format!("resource_metadata=\"{resource_metadata}\"")),
         "{challenge}"
     );
-    assert!(
-        challenge.contains("scope=\"tickets:read tickets:write\""),
-        "{challenge}"
-    );
+    assert!(challenge.contains("scope=\"tickets:read\""), "{challenge}");
     match why {
         Some(why) => {
             assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
@@ -254,8 +252,9 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
         .expect("the issuer's metadata and keys")
         .refetch_interval(Duration::from_millis(200))
         .max_key_age(Duration::from_millis(500));
-    let protection =
-        ResourceServer::new(resource.clone(), auth.issuer.clone(), jwt).scopes(["tickets:read", "tickets:write"]);
+    let protection = ResourceServer::new(resource.clone(), auth.issuer.clone(), jwt)
+        .scopes(["tickets:read", "tickets:write"])
+        .challenge_scopes(["tickets:read"]);
     let server = Server::builder()
         .empty()
         .tool::<read_ticket>()
@@ -275,6 +274,14 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
     // No token: 401 pointing at the metadata, which names the authorization server.
     let none = call_tool(addr, None, "read_ticket").await;
     assert_unauthorized(&none, &metadata_url, None);
+    // The scope a client asks for first is the challenge's (least privilege).
+    let challenge = none.headers["www-authenticate"].to_str().unwrap();
+    let asked = challenge
+        .split("scope=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("{challenge}"))
+        .to_owned();
     let mut conn = connect(addr).await;
     let doc = read_all(
         conn.send(build(
@@ -303,8 +310,9 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
         "mcp-client [tickets:read tickets:write] via mcp-client; authorization hidden: true"
     );
 
-    // Only tickets:read: the write tool is hidden, and calling it is a 403 step-up.
-    let reader = auth.token("mcp-client", &resource, "tickets:read").await;
+    // Only the challenge's tickets:read: the write tool is hidden, and
+    // calling it is a 403 step-up.
+    let reader = auth.token("mcp-client", &resource, &asked).await;
     assert_eq!(list_tools(addr, &reader).await, ["read_ticket"]);
     let refused = call_tool(addr, Some(&reader), "write_ticket").await;
     assert_eq!(refused.status, 403, "{}", refused.text);
@@ -473,7 +481,8 @@ async fn list_status(url: &str, token: &str) -> u16 {
 
 /// An authorization server that is down when a `main!` binary starts does
 /// not stop it: it serves, `/readyz` names what it waits for, protected
-/// requests get 503, and it retries until the server is there.
+/// requests get 503, and it retries until the server is there. Its 401
+/// asks for the scopes `MCP_AUTH_CHALLENGE_SCOPES` names.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_binary_started_before_its_authorization_server_waits_for_it() {
     if !npm_found() {
@@ -490,6 +499,7 @@ async fn a_binary_started_before_its_authorization_server_waits_for_it() {
             .args(["--http", &format!("127.0.0.1:{port}")])
             .env("MCP_AUTH_ISSUER", &issuer)
             .env("MCP_AUTH_RESOURCE", &resource)
+            .env("MCP_AUTH_CHALLENGE_SCOPES", "tickets:read, tickets:list")
             .env_remove("MCP_REDIS_URL")
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -512,6 +522,19 @@ async fn a_binary_started_before_its_authorization_server_waits_for_it() {
         list_status(&resource, "any-token").await,
         503,
         "a protected request while it waits"
+    );
+    let anonymous = http_client()
+        .post(&resource)
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status().as_u16(), 401);
+    let challenge = anonymous.headers()["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.ends_with(r#", scope="tickets:read tickets:list""#),
+        "{challenge}"
     );
 
     let auth = AuthServer::start_as("late", Some(as_port)).expect("npm was found");

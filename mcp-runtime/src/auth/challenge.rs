@@ -127,7 +127,7 @@ pub(crate) fn challenge(rs: &ResourceServer, which: &Challenge<'_>) -> String {
     params.push(format!("resource_metadata={}", quoted(&rs.metadata_url())));
     let scope = match which {
         Challenge::InsufficientScope(needed) => needed.join(" "),
-        _ => rs.scopes_supported.join(" "),
+        _ => rs.challenge_scopes.as_ref().unwrap_or(&rs.scopes_supported).join(" "),
     };
     if !scope.is_empty() {
         params.push(format!("scope={}", quoted(&scope)));
@@ -185,6 +185,38 @@ mod tests {
         assert_eq!(metadata_path("/mcp/"), "/.well-known/oauth-protected-resource/mcp/");
         assert_eq!(metadata_path("/"), "/.well-known/oauth-protected-resource");
         assert_eq!(metadata_path(""), "/.well-known/oauth-protected-resource");
+    }
+
+    #[test]
+    fn a_401_asks_for_the_challenge_scopes_and_a_403_for_what_is_missing() {
+        struct Refuse;
+        impl crate::auth::TokenVerifier for Refuse {
+            fn verify<'a>(&'a self, _: &'a str) -> crate::auth::VerifyFuture<'a> {
+                Box::pin(async { Err(Rejection::Inactive) })
+            }
+        }
+        let rs = ResourceServer::new("https://mcp.example.com/mcp", "https://as.example.com", Refuse)
+            .scopes(["a:read", "a:write"]);
+        let scope =
+            |rs: &ResourceServer, which: &Challenge<'_>| challenge(rs, which).split("scope=").nth(1).map(str::to_owned);
+        assert_eq!(scope(&rs, &Challenge::Missing).as_deref(), Some("\"a:read a:write\""));
+        let rs = rs.challenge_scopes(["a:read"]);
+        assert_eq!(scope(&rs, &Challenge::Missing).as_deref(), Some("\"a:read\""));
+        assert_eq!(
+            scope(&rs, &Challenge::Invalid(&Rejection::Inactive)).as_deref(),
+            Some("\"a:read\"")
+        );
+        let needed = ["a:write".to_owned()];
+        assert_eq!(
+            scope(&rs, &Challenge::InsufficientScope(&needed)).as_deref(),
+            Some("\"a:write\"")
+        );
+        let rs = rs.challenge_scopes(Vec::<String>::new());
+        assert_eq!(
+            scope(&rs, &Challenge::Missing),
+            None,
+            "no scope: clients read the metadata's"
+        );
     }
 
     #[test]

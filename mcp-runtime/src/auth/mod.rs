@@ -179,6 +179,7 @@ pub struct ResourceServer {
     pub(crate) resource: String,
     pub(crate) authorization_servers: Vec<String>,
     pub(crate) scopes_supported: Vec<String>,
+    pub(crate) challenge_scopes: Option<Vec<String>>,
     pub(crate) verifier: Arc<dyn TokenVerifier>,
     pub(crate) hide_unauthorized: bool,
 }
@@ -189,6 +190,7 @@ impl std::fmt::Debug for ResourceServer {
             .field("resource", &self.resource)
             .field("authorization_servers", &self.authorization_servers)
             .field("scopes_supported", &self.scopes_supported)
+            .field("challenge_scopes", &self.challenge_scopes)
             .field("hide_unauthorized", &self.hide_unauthorized)
             .finish_non_exhaustive()
     }
@@ -208,15 +210,43 @@ impl ResourceServer {
             resource: resource.into(),
             authorization_servers: vec![authorization_server.into()],
             scopes_supported: Vec::new(),
+            challenge_scopes: None,
             verifier: Arc::new(verifier),
             hide_unauthorized: true,
         }
     }
 
-    /// The scopes listed in the metadata (`scopes_supported`) and asked for
+    /// The scopes listed in the metadata (`scopes_supported`) and, unless
+    /// [`challenge_scopes`](Self::challenge_scopes) says otherwise, asked for
     /// in a 401 challenge (clients request them).
     pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The scopes a 401 challenge asks a client to request (its `scope`
+    /// parameter), when that is less than all of [`scopes`](Self::scopes):
+    /// least privilege, as the MCP authorization spec asks. A client then
+    /// asks for what most calls need, and a call that needs more is a 403
+    /// `insufficient_scope` naming it, which the client answers by asking
+    /// for that scope too (step-up). An empty list leaves `scope` out of the
+    /// challenge, and clients fall back to the metadata's `scopes_supported`.
+    ///
+    /// ```
+    /// # use mcp_runtime::auth::{AccessToken, ResourceServer, TokenVerifier, VerifyFuture};
+    /// # struct Verifier;
+    /// # impl TokenVerifier for Verifier {
+    /// #     fn verify<'a>(&'a self, _: &'a str) -> VerifyFuture<'a> {
+    /// #         Box::pin(async { Ok(std::sync::Arc::new(AccessToken::default())) })
+    /// #     }
+    /// # }
+    /// let protection = ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", Verifier)
+    ///     .scopes(["tickets:read", "tickets:write"])
+    ///     .challenge_scopes(["tickets:read"]);
+    /// # let _ = protection;
+    /// ```
+    pub fn challenge_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.challenge_scopes = Some(scopes.into_iter().map(Into::into).collect());
         self
     }
 

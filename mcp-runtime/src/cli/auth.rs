@@ -2,7 +2,9 @@
 //! `MCP_AUTH_ISSUER` (the authorization server's issuer URL) and
 //! `MCP_AUTH_RESOURCE` (this server's canonical URL, the audience its
 //! tokens carry); with `MCP_AUTH_CLIENT_ID` and `MCP_AUTH_CLIENT_SECRET`
-//! too, tokens that are not JWTs are introspected as that client.
+//! too, tokens that are not JWTs are introspected as that client; with
+//! `MCP_AUTH_CHALLENGE_SCOPES`, a 401 asks for those scopes rather than
+//! all the catalog declares.
 
 use crate::auth::ResourceServer;
 use crate::server::Server;
@@ -11,6 +13,10 @@ use crate::server::Server;
 pub const ISSUER_ENV: &str = "MCP_AUTH_ISSUER";
 /// The canonical URL variable.
 pub const RESOURCE_ENV: &str = "MCP_AUTH_RESOURCE";
+/// The variable of the scopes a 401 asks for (separated by spaces or
+/// commas; [`ResourceServer::challenge_scopes`]).
+#[cfg(feature = "auth")]
+pub const CHALLENGE_SCOPES_ENV: &str = "MCP_AUTH_CHALLENGE_SCOPES";
 
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
@@ -155,8 +161,8 @@ mod verifiers {
 #[cfg(feature = "auth")]
 async fn protect(server: &Server, issuer: &str, resource: &str) -> Result<ResourceServer, String> {
     let scopes = server.declared_scopes();
-    match verifiers::discover(issuer, resource).await {
-        Ok(found) => Ok(ResourceServer::new(resource, issuer, found).scopes(scopes)),
+    let protection = match verifiers::discover(issuer, resource).await {
+        Ok(found) => ResourceServer::new(resource, issuer, found),
         Err(e) => {
             tracing::warn!(
                 "authorization server {issuer} unreachable at start ({e}): serving anyway; protected requests \
@@ -164,9 +170,20 @@ async fn protect(server: &Server, issuer: &str, resource: &str) -> Result<Resour
             );
             let awaiting = server.awaiting(format!("authorization server {issuer}"));
             let verifier = verifiers::deferred(issuer.to_owned(), resource.to_owned(), e, awaiting);
-            Ok(ResourceServer::new(resource, issuer, verifier).scopes(scopes))
+            ResourceServer::new(resource, issuer, verifier)
         }
-    }
+    };
+    let protection = match var(CHALLENGE_SCOPES_ENV) {
+        Some(asked) => {
+            let asked: Vec<&str> = asked.split([' ', ',']).filter(|s| !s.is_empty()).collect();
+            if let Some(unknown) = asked.iter().find(|s| !scopes.iter().any(|d| d == *s)) {
+                tracing::warn!("{CHALLENGE_SCOPES_ENV} names {unknown:?}, which no tool, resource or prompt asks for");
+            }
+            protection.challenge_scopes(asked)
+        }
+        None => protection,
+    };
+    Ok(protection.scopes(scopes))
 }
 
 #[cfg(not(feature = "auth"))]

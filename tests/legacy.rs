@@ -187,6 +187,17 @@ async fn a_legacy_stdio_session_with_an_elicitation_round_trip() {
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
     c.send(&modern.to_string()).await;
     assert_eq!(c.recv().await["result"]["resultType"], "complete");
+    // So is a modern call that needs input: an `input_required` round, not
+    // the session's `elicitation/create`.
+    let caps = json!({"elicitation": {"form": {}}});
+    let modern = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
+        "name": "greet_me", "arguments": {}, "_meta": support::meta_with(caps)}});
+    c.send(&modern.to_string()).await;
+    let round = c.recv().await;
+    support::validate_emitted(&round, Some("tools/call"));
+    assert_eq!(round["id"], 6, "{round}");
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    assert!(round["result"]["requestState"].is_string(), "{round}");
 }
 
 #[tokio::test]

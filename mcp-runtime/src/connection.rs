@@ -172,7 +172,14 @@ impl Connection {
             let _ = self.outbound.send(Reply::error(Some(&id), &error).body);
             return;
         }
-        let session = self.session.clone();
+        // A 2026-07-28 request (its `_meta` names the revision) is served
+        // statelessly, whatever session an earlier `initialize` opened, as
+        // over HTTP: its asks are `input_required` rounds, its tasks tasks.
+        let session = self
+            .session
+            .as_ref()
+            .filter(|_| !crate::meta::has_protocol_version(request.params.as_deref()))
+            .cloned();
         self.serial = self.serial.wrapping_add(1);
         let entry = Entry {
             in_flight: self.in_flight.clone(),

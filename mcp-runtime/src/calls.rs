@@ -68,7 +68,7 @@ pub trait Calls: Sync {
             loop {
                 let mut task = self.send("tasks/get", json!({"taskId": task_id})).await?;
                 match task["status"].as_str().unwrap_or_default() {
-                    "completed" => return Ok(task["result"].take()),
+                    "completed" => return Ok(task.get_mut("result").map(Value::take).unwrap_or_default()),
                     "failed" => return Err(error_of(&task["error"])),
                     "cancelled" => return Err(McpError::internal(format!("task {task_id} was cancelled"))),
                     "input_required" => {
@@ -153,7 +153,9 @@ pub(crate) async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
             None => json!({}),
         };
         let mut page = calls.send(method, params).await?;
-        items.extend(parse::<Vec<T>>(page[field].take())?);
+        items.extend(parse::<Vec<T>>(
+            page.get_mut(field).map(Value::take).unwrap_or_default(),
+        )?);
         match page.get("nextCursor") {
             Some(next) if !next.is_null() => cursor = Some(next.clone()),
             _ => return Ok(items),

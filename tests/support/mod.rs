@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod http;
+pub mod peer;
 
 use serde_json::{json, Value};
 use std::collections::HashMap;

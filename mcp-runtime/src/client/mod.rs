@@ -1026,6 +1026,14 @@ impl Client {
             }
             (outcome, _) => outcome?,
         };
+        // Every MCP result is an object: anything else is refused here, not
+        // met as a surprise by what reads its fields.
+        if !result.is_object() {
+            return Err(ClientError::Protocol {
+                upstream: self.inner.name.to_string(),
+                detail: format!("the result of {method} is not a JSON object"),
+            });
+        }
         if live.era == Era::Legacy {
             // 2025-11-25 results carry no resultType: they are complete.
             if let Some(object) = result.as_object_mut() {

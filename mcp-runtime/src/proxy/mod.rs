@@ -345,12 +345,12 @@ fn relay(upstream: &Arc<Upstream>, prompt: Option<String>) -> CompleteRelay {
         if let Some(object) = params.as_object_mut() {
             object.remove("_meta");
         }
-        if let Some(name) = &prompt {
-            params["ref"]["name"] = Value::String(name.clone());
+        if let (Some(name), Some(reference)) = (&prompt, params.get_mut("ref").and_then(Value::as_object_mut)) {
+            reference.insert("name".into(), Value::String(name.clone()));
         }
         Box::pin(async move {
             let mut result = up.client.request("completion/complete", params).await?;
-            Ok(result["completion"].take())
+            Ok(result.get_mut("completion").map(Value::take).unwrap_or_default())
         })
     })
 }

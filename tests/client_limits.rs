@@ -1,0 +1,39 @@
+//! What the client does with a server that misbehaves: a result that is not
+//! an object, an event or an error body without end, a message it never
+//! answers, a `ping`. Each case is a scripted HTTP/1.1 peer on a loopback
+//! port (`tests/support/peer.rs`) saying exactly that one thing; the client
+//! must fail the call with a clear error, in bounded time and memory, and
+//! never panic.
+
+mod support;
+
+use mcp_runtime::client::{Calls, Client, Era};
+use serde_json::json;
+use std::time::Duration;
+use support::peer::{self, Script};
+
+/// A 2025-11-25 peer that answers `initialize`, accepts what carries no id,
+/// and answers `method` with `answer`.
+async fn legacy_peer(method: &'static str, answer: impl Fn(&peer::Seen) -> Script + Send + Sync + 'static) -> String {
+    let (url, _) = peer::serve(move |request| match request.rpc() {
+        "initialize" => peer::legacy_initialize(request),
+        m if m == method => answer(request),
+        _ => Script::Reply("202 Accepted", "application/json", String::new()),
+    })
+    .await;
+    url
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_that_is_not_an_object_is_an_error_not_a_panic() {
+    let url = legacy_peer("tools/list", |request| {
+        peer::json(json!({"jsonrpc": "2.0", "id": request.body["id"], "result": []}))
+    })
+    .await;
+    let client = Client::http(url).era(Era::Legacy).connect().await.expect("connects");
+    let e = tokio::time::timeout(Duration::from_secs(10), client.list_tools())
+        .await
+        .expect("answered in time")
+        .expect_err("an array is no list result");
+    assert!(e.to_string().contains("not a JSON object"), "{e}");
+}

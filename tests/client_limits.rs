@@ -37,3 +37,41 @@ async fn a_result_that_is_not_an_object_is_an_error_not_a_panic() {
         .expect_err("an array is no list result");
     assert!(e.to_string().contains("not a JSON object"), "{e}");
 }
+
+/// Polls `seen` until a request matches `found`, for at most 5 s.
+async fn wait_for(
+    seen: &std::sync::Arc<std::sync::Mutex<Vec<peer::Seen>>>,
+    found: impl Fn(&peer::Seen) -> bool,
+) -> peer::Seen {
+    for _ in 0..100 {
+        if let Some(s) = seen.lock().unwrap().iter().find(|s| found(s)) {
+            return s.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("not sent within 5 s: {:?}", seen.lock().unwrap());
+}
+
+/// The server's `ping` is answered by the client itself, with `{}`, even
+/// when an answerer of asks is installed (a gateway's refuses what it cannot
+/// route to a caller).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ping_is_answered_by_the_client_not_the_answerer() {
+    let ping = json!({"jsonrpc": "2.0", "id": "p1", "method": "ping"});
+    let (url, seen) = peer::serve(move |request| match request.rpc() {
+        "initialize" => peer::legacy_initialize(request),
+        "tools/call" => Script::Stream(vec![format!("data: {ping}\n\n")]),
+        _ => Script::Reply("202 Accepted", "application/json", String::new()),
+    })
+    .await;
+    let client = Client::http(url)
+        .era(Era::Legacy)
+        .on_ask(|_| async { Err(mcp_runtime::McpError::internal("asks are refused")) })
+        .connect()
+        .await
+        .expect("connects");
+    let call = tokio::spawn(async move { client.call_tool("slow", json!({})).await });
+    let answer = wait_for(&seen, |s| s.body["id"] == "p1").await;
+    call.abort();
+    assert_eq!(answer.body, json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
+}

@@ -806,10 +806,13 @@ async fn answer_asks(
         tokio::spawn(async move {
             let method = ask.method.clone();
             let outcome = match &answerer {
+                // A liveness check is the client's to answer, at once
+                // (2025-11-25: promptly, with an empty result), not a
+                // question for whoever answers the server's asks.
+                _ if method == "ping" => Ok(json!({})),
                 Some(answer) => crate::panic::run_caught(|| answer(ask))
                     .await
                     .unwrap_or_else(|panic| Err(McpError::internal(format!("the answerer panicked: {panic}")))),
-                None if method == "ping" => Ok(json!({})),
                 None => Err(McpError::method_not_found(&method)),
             };
             let reply = match outcome {

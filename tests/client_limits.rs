@@ -75,3 +75,46 @@ async fn a_ping_is_answered_by_the_client_not_the_answerer() {
     call.abort();
     assert_eq!(answer.body, json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
 }
+
+/// A server that never takes a notification (no 202, the connection held
+/// open) holds up nothing for longer than the client's timeout: not the
+/// connection (`notifications/initialized`), not a timed-out call (its
+/// `notifications/cancelled`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_the_server_never_takes_is_not_waited_for_without_end() {
+    // Takes nothing after `initialize`: the session never opens.
+    let (url, _) = peer::serve(|request| match request.rpc() {
+        "initialize" => peer::legacy_initialize(request),
+        _ => Script::Hang,
+    })
+    .await;
+    let connecting = Client::http(url)
+        .era(Era::Legacy)
+        .timeout(Duration::from_millis(500))
+        .connect();
+    let e = tokio::time::timeout(Duration::from_secs(5), connecting)
+        .await
+        .expect("gave up in time")
+        .expect_err("the session never opened");
+    assert!(e.to_string().contains("notifications/initialized"), "{e}");
+
+    // Takes `notifications/initialized`, then neither the call nor its cancellation.
+    let (url, seen) = peer::serve(|request| match request.rpc() {
+        "initialize" => peer::legacy_initialize(request),
+        "notifications/initialized" => Script::Reply("202 Accepted", "application/json", String::new()),
+        _ => Script::Hang,
+    })
+    .await;
+    let client = Client::http(url)
+        .era(Era::Legacy)
+        .timeout(Duration::from_millis(500))
+        .connect()
+        .await
+        .expect("connects");
+    let e = tokio::time::timeout(Duration::from_secs(5), client.call_tool("stuck", json!({})))
+        .await
+        .expect("the call failed in time")
+        .expect_err("never answered");
+    assert!(e.to_string().contains("no answer to tools/call"), "{e}");
+    wait_for(&seen, |s| s.rpc() == "notifications/cancelled").await;
+}

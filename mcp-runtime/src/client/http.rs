@@ -56,10 +56,23 @@ struct Shared {
     /// The requests whose answers are being read, by id: abandoning one
     /// closes its response stream.
     reading: Mutex<std::collections::HashMap<i64, tokio::task::AbortHandle>>,
+    /// How long a notification or response waits for the server to take it.
+    message_wait: Duration,
 }
 
+/// The longest a notification or response waits for the server's 202.
+const MESSAGE_WAIT: Duration = Duration::from_secs(30);
+
 impl Session {
-    pub(crate) fn new(endpoint: &Endpoint, upstream: &Arc<str>, inbox: Arc<Inbox>) -> Result<Session, ClientError> {
+    /// A session of `endpoint`; a message that is not a request waits at
+    /// most `timeout` (the client's request timeout), and at most 30 s, for
+    /// the server to take it.
+    pub(crate) fn new(
+        endpoint: &Endpoint,
+        upstream: &Arc<str>,
+        inbox: Arc<Inbox>,
+        timeout: Duration,
+    ) -> Result<Session, ClientError> {
         crate::tls::install_provider();
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
@@ -79,6 +92,7 @@ impl Session {
                 closed,
                 tokens: endpoint.grant.clone().map(|g| Tokens::new(g, &endpoint.url, upstream)),
                 reading: Mutex::default(),
+                message_wait: timeout.min(MESSAGE_WAIT),
             }),
         })
     }
@@ -110,11 +124,24 @@ impl Session {
                 reading.insert(id, task.abort_handle());
                 Ok(())
             }
-            None => {
+            // A notification or a response: the server takes it at once
+            // (202); one that does not is not waited for without end.
+            None => tokio::time::timeout(shared.message_wait, async {
                 let response = shared.authorized(request).await?;
                 shared.keep_session(&response);
                 shared.success(response).await.map(|_| ())
-            }
+            })
+            .await
+            .unwrap_or_else(|_| {
+                Err(ClientError::Transport {
+                    upstream: shared.upstream.to_string(),
+                    detail: format!(
+                        "the server did not take a {} within {} ms",
+                        head.method.unwrap_or("response"),
+                        shared.message_wait.as_millis()
+                    ),
+                })
+            }),
         }
     }
 

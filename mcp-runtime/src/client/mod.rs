@@ -499,7 +499,9 @@ impl Inner {
         let inbox = Arc::new(Inbox::new(self.name.clone(), self.notes.clone(), self.asks.clone()));
         let link = match &self.target {
             Target::Stdio(command) => Link::Stdio(stdio::Process::spawn(command, &self.name, inbox.clone())?),
-            Target::Http(endpoint) => Link::Http(http::Session::new(endpoint, &self.name, inbox.clone())?),
+            Target::Http(endpoint) => {
+                Link::Http(http::Session::new(endpoint, &self.name, inbox.clone(), self.timeout)?)
+            }
         };
         let mut live = Live {
             link,

@@ -118,3 +118,19 @@ async fn a_notification_the_server_never_takes_is_not_waited_for_without_end() {
     assert!(e.to_string().contains("no answer to tools/call"), "{e}");
     wait_for(&seen, |s| s.rpc() == "notifications/cancelled").await;
 }
+
+/// A refusal whose body never ends (500, chunked, without end) fails the
+/// call at once with the status: only its first bytes are read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_without_end_is_read_only_as_far_as_it_needs() {
+    let url = legacy_peer("tools/call", |_| {
+        Script::Endless("500 Internal Server Error", "text/plain", "x".repeat(4096))
+    })
+    .await;
+    let client = Client::http(url).era(Era::Legacy).connect().await.expect("connects");
+    let e = tokio::time::timeout(Duration::from_secs(10), client.call_tool("broken", json!({})))
+        .await
+        .expect("refused in time")
+        .expect_err("a 500");
+    assert!(e.to_string().contains("HTTP 500"), "{e}");
+}

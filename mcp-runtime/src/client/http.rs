@@ -260,7 +260,7 @@ impl Shared {
         if status.is_success() {
             return Ok(response);
         }
-        let body = response.text().await.unwrap_or_default();
+        let body = read_prefix(response, MAX_REFUSAL).await;
         Err(self.refused(status, &body))
     }
 
@@ -467,6 +467,23 @@ impl Shared {
     }
 }
 
+/// The most of a refusal's body read: enough for a JSON-RPC error.
+const MAX_REFUSAL: usize = 64 << 10;
+
+/// The first `max` bytes of a body (what a refusal says), as text; the rest
+/// is not read.
+async fn read_prefix(mut response: reqwest::Response, max: usize) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        let room = max.saturating_sub(body.len());
+        body.extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+        if body.len() >= max {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
 /// Reads a whole body, at most [`MAX_BODY`].
 async fn read_body(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
     let mut body = Vec::new();
@@ -519,8 +536,9 @@ impl Events {
         for &b in bytes {
             if b != b'\n' {
                 self.line.push(b);
-                if self.line.len() > MAX_BODY {
-                    return Err("an event line longer than 64 MiB".into());
+                // One event, its lines so far and this one, is bounded.
+                if self.line.len().saturating_add(self.data.len()) > MAX_BODY {
+                    return Err("an event larger than 64 MiB".into());
                 }
                 continue;
             }
@@ -565,6 +583,22 @@ impl Events {
 #[cfg(test)]
 mod tests {
     use crate::client::http::{header_value, Events};
+
+    #[test]
+    fn an_event_is_bounded_across_its_data_lines() {
+        let mut events = Events::default();
+        let lines = format!("data: {}\n", "x".repeat(1000)).repeat(1 << 10);
+        let mut fed = 0;
+        let refused = loop {
+            match events.push(lines.as_bytes()) {
+                Ok(done) => assert!(done.is_empty()),
+                Err(e) => break e,
+            }
+            fed += lines.len();
+            assert!(fed <= 2 * super::MAX_BODY, "still taken after {fed} bytes");
+        };
+        assert!(refused.contains("64 MiB"), "{refused}");
+    }
 
     #[test]
     fn events_split_across_chunks_and_lines() {

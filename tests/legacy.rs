@@ -850,3 +850,127 @@ async fn a_sessions_cancelled_notification_stops_its_request() {
         answer.messages()
     );
 }
+
+static WAITING_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static WAITING_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs for a minute, unless stopped (the session-end test's own).
+#[tool]
+async fn waiting() -> &'static str {
+    struct Stopped;
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            WAITING_STOPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let _stopped = Stopped;
+    WAITING_STARTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "a minute"
+}
+
+/// Opens the session's GET stream: the connection, past the headers of a 200.
+async fn get_stream(addr: std::net::SocketAddr, session: &str) -> tokio::net::TcpStream {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nmcp-session-id: {session}\r\n\
+         mcp-protocol-version: 2025-11-25\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        assert_eq!(s.read(&mut byte).await.unwrap(), 1, "the stream's head");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    s
+}
+
+/// What a GET stream brings within `wait`: its messages, and whether it ended.
+async fn read_stream(s: &mut tokio::net::TcpStream, wait: Duration) -> (Vec<Value>, bool) {
+    let mut raw = Vec::new();
+    let ended = loop {
+        let mut chunk = [0u8; 4096];
+        match tokio::time::timeout(wait, s.read(&mut chunk)).await {
+            Err(_) => break false,
+            Ok(Ok(0)) | Ok(Err(_)) => break true,
+            Ok(Ok(n)) => raw.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let text = String::from_utf8_lossy(&raw);
+    let messages = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .inspect(|m| validate_legacy(m, None))
+        .collect();
+    (messages, ended)
+}
+
+/// A session's end reaches all of it. A second GET stream takes the first
+/// one's place (a message is never sent on two streams); an open stream
+/// keeps a session that only listens from being reaped as idle; DELETE ends
+/// the stream and stops the session's running requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_end_reaches_its_stream_and_its_requests() {
+    use std::sync::atomic::Ordering;
+    let server = Server::builder().build().expect("the server builds");
+    let config = HttpConfig {
+        session_idle: Duration::from_secs(1),
+        ..HttpConfig::default()
+    };
+    let http_server = HttpServer::bind(server.clone(), "127.0.0.1:0", config).await.unwrap();
+    let addr = http_server.local_addr().unwrap();
+    tokio::spawn(http_server.serve_until(std::future::pending()));
+    let id = open_session(addr).await;
+
+    let mut first = get_stream(addr, &id).await;
+    let mut second = get_stream(addr, &id).await;
+    let (_, ended) = read_stream(&mut first, Duration::from_secs(2)).await;
+    assert!(ended, "the first stream ends when the second opens");
+    server.announce(mcp_runtime::ServerEvent::ToolsListChanged);
+    let (heard, ended) = read_stream(&mut second, Duration::from_millis(300)).await;
+    assert!(!ended);
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0]["method"], "notifications/tools/list_changed");
+
+    // Twice the idle time, listening only: the session lives.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let ping = http(addr, "POST", &headers, &legacy(2, "ping", json!({}))).await;
+    assert_eq!(
+        ping.status, 200,
+        "a session with an open stream is not idle: {}",
+        ping.body
+    );
+
+    let call = {
+        let headers: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        tokio::spawn(async move {
+            let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            http(
+                addr,
+                "POST",
+                &headers,
+                &legacy(3, "tools/call", json!({"name": "waiting", "arguments": {}})),
+            )
+            .await
+        })
+    };
+    support::eventually("the call runs", || WAITING_STARTED.load(Ordering::SeqCst)).await;
+    assert_eq!(http(addr, "DELETE", &headers[2..3], "").await.status, 200);
+    support::eventually("the handler stops", || WAITING_STOPPED.load(Ordering::SeqCst)).await;
+    let (_, ended) = read_stream(&mut second, Duration::from_secs(2)).await;
+    assert!(ended, "DELETE ends the session's stream");
+    tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect("the call's POST ends")
+        .unwrap();
+}

@@ -292,3 +292,55 @@ async fn a_listen_stream_that_falls_behind_hears_again_of_what_it_follows() {
         "{heard:#?}"
     );
 }
+
+/// A legacy session whose client goes away without DELETE gives back what
+/// it subscribed to once it is idle, even when no other session opens after
+/// it (a 2026-07-28 listen stream is then served).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_session_gives_its_subscriptions_back_by_itself() {
+    let uri = |day: u32| format!("notes://days/{day}");
+    let limits = SubscriptionLimits {
+        max_subscribed_bytes: 3 * (14 + 64),
+        ..SubscriptionLimits::default()
+    };
+    let config = HttpConfig {
+        principal_header: Some("x-user".into()),
+        session_idle: std::time::Duration::from_millis(300),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server(limits), "127.0.0.1:0", config).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.serve_until(std::future::pending()));
+    let legacy = |body: Value, session: Option<&str>| {
+        let mut headers = vec![
+            ("content-type".to_owned(), "application/json".to_owned()),
+            ("accept".to_owned(), "application/json, text/event-stream".to_owned()),
+        ];
+        if let Some(id) = session {
+            headers.push(("mcp-session-id".to_owned(), id.to_owned()));
+            headers.push(("mcp-protocol-version".to_owned(), "2025-11-25".to_owned()));
+        }
+        async move { post(addr, &headers, body.to_string().into_bytes()).await }
+    };
+    let init = legacy(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "gone", "version": "1.0.0"}}}),
+        None,
+    )
+    .await;
+    let session = init.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    for day in 1..=3 {
+        let subscribed = legacy(
+            json!({"jsonrpc": "2.0", "id": 1 + day, "method": "resources/subscribe", "params": {"uri": uri(day)}}),
+            Some(&session),
+        )
+        .await;
+        assert_eq!(subscribed.status, 200, "{}", subscribed.text);
+        assert!(!subscribed.text.contains("error"), "{}", subscribed.text);
+    }
+    let v = refused(addr, Some("alice"), &[uri(4)]).await;
+    assert_eq!(error_code(&v), -32603, "the bytes are all held: {v}");
+    // The client is gone; nothing else opens a session.
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    drop(listen_to(addr, Some("alice"), &[uri(4)]).await);
+}

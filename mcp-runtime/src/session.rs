@@ -45,6 +45,11 @@ pub struct Session {
     /// The client's requests running over HTTP, which a
     /// `notifications/cancelled` of the session stops.
     running: Mutex<HashMap<RequestId, crate::cancel::Cancellation>>,
+    /// The GET stream open now, ended when another takes its place or the
+    /// session ends: a message goes out on one stream, never on two.
+    stream: Mutex<Option<crate::cancel::Cancellation>>,
+    /// Cancelled when the session ends (DELETE, idle, evicted).
+    ended: crate::cancel::Cancellation,
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
     /// The token subject that opened it, on an authorized endpoint.
@@ -68,6 +73,26 @@ impl Drop for Session {
 struct Subscribed {
     uris: HashSet<String>,
     held: Option<HeldBytes>,
+}
+
+/// A session's GET stream while it is open (see [`Session::open_stream`]).
+pub(crate) struct OpenStream {
+    session: Arc<Session>,
+    token: crate::cancel::Cancellation,
+}
+
+impl OpenStream {
+    /// Cancelled when the stream must end.
+    pub(crate) fn ends(&self) -> &crate::cancel::Cancellation {
+        &self.token
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.token.cancel();
+        self.session.touch();
+    }
 }
 
 /// A request of a session counted as running (see [`Session::running`]).
@@ -319,6 +344,8 @@ impl Session {
             subscriptions: Mutex::default(),
             pending: Mutex::default(),
             running: Mutex::default(),
+            stream: Mutex::default(),
+            ended: crate::cancel::Cancellation::new(),
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
             owner: std::sync::OnceLock::new(),
@@ -335,6 +362,38 @@ impl Session {
         Running {
             session: self.clone(),
             id,
+        }
+    }
+
+    /// Ends the session: its GET stream and its running requests stop, and
+    /// what it subscribed to is given back. The transport has forgotten its
+    /// id already, so nothing of the session goes on after its end.
+    pub(crate) fn end(&self) {
+        self.ended.cancel();
+        if let Some(stream) = lock(&self.stream).take() {
+            stream.cancel();
+        }
+        for (_, request) in lock(&self.running).drain() {
+            request.cancel();
+        }
+        *lock(&self.subscriptions) = Subscribed::default();
+    }
+
+    /// Opens the session's GET stream: the token returned is cancelled when
+    /// another GET takes its place (the spec forbids sending one message on
+    /// two streams) or the session ends. While it is open the session is
+    /// not idle; when it closes it counts as seen then.
+    pub(crate) fn open_stream(self: &Arc<Self>) -> OpenStream {
+        let token = crate::cancel::Cancellation::new();
+        if let Some(earlier) = lock(&self.stream).replace(token.clone()) {
+            earlier.cancel();
+        }
+        if self.ended.is_cancelled() {
+            token.cancel();
+        }
+        OpenStream {
+            session: self.clone(),
+            token,
         }
     }
 
@@ -419,7 +478,11 @@ impl Session {
     }
 
     fn idle_for(&self) -> Duration {
-        lock(&self.last_seen).elapsed()
+        let streaming = lock(&self.stream).as_ref().is_some_and(|s| !s.is_cancelled());
+        match streaming {
+            true => Duration::ZERO,
+            false => lock(&self.last_seen).elapsed(),
+        }
     }
 
     /// Delivers a client's response to the server-to-client request it answers.
@@ -547,7 +610,9 @@ type Kept = (Arc<Session>, Box<str>);
 #[derive(Debug)]
 pub struct SessionStore {
     /// Each session with the caller that opened it.
-    sessions: Mutex<HashMap<String, Kept>>,
+    sessions: Arc<Mutex<HashMap<String, Kept>>>,
+    /// Whether the task that ends idle sessions runs (from the first one).
+    sweeping: std::sync::atomic::AtomicBool,
     /// Sessions idle longer than this are dropped.
     pub idle_timeout: Duration,
     /// At most this many sessions; the longest idle one makes room.
@@ -576,7 +641,8 @@ impl SessionStore {
     /// A store with these bounds.
     pub fn new(idle_timeout: Duration, max_sessions: usize, max_per_caller: usize) -> Self {
         SessionStore {
-            sessions: Mutex::default(),
+            sessions: Arc::default(),
+            sweeping: std::sync::atomic::AtomicBool::new(false),
             idle_timeout,
             max_sessions: max_sessions.max(1),
             max_per_caller: max_per_caller.max(1),
@@ -593,8 +659,9 @@ impl SessionStore {
     /// store's, the longest idle one of the caller with the most sessions.
     pub fn insert(&self, session: Arc<Session>, caller: &str) {
         let Some(id) = session.id.clone() else { return };
+        self.sweep_from_now_on();
         let mut map = lock(&self.sessions);
-        map.retain(|_, (s, _)| s.idle_for() < self.idle_timeout);
+        reap(&mut map, self.idle_timeout);
         let mut per_caller: HashMap<&str, usize> = HashMap::new();
         for (_, owner) in map.values() {
             *per_caller.entry(owner).or_insert(0) += 1;
@@ -619,8 +686,8 @@ impl SessionStore {
                 .filter(|(_, (_, owner))| **owner == *victim)
                 .max_by_key(|(_, (s, _))| s.idle_for())
                 .map(|(k, _)| k.clone());
-            if let Some(oldest) = oldest {
-                map.remove(&oldest);
+            if let Some((evicted, _)) = oldest.and_then(|oldest| map.remove(&oldest)) {
+                evicted.end();
             }
         }
         map.insert(id, (session, caller.into()));
@@ -635,17 +702,59 @@ impl SessionStore {
                 Some(s.clone())
             }
             Some(_) => {
-                map.remove(id);
+                if let Some((expired, _)) = map.remove(id) {
+                    expired.end();
+                }
                 None
             }
             None => None,
         }
     }
 
-    /// Ends a session; returns whether it existed.
+    /// Ends a session (its stream and running requests stop); returns
+    /// whether it existed.
     pub fn remove(&self, id: &str) -> bool {
-        lock(&self.sessions).remove(id).is_some()
+        let removed = lock(&self.sessions).remove(id);
+        removed.map(|(session, _)| session.end()).is_some()
     }
+
+    /// Starts, once and when a runtime runs, the task that ends idle
+    /// sessions every half idle time (at least 50 ms apart, at most a
+    /// minute): a client that goes away without DELETE leaves nothing held,
+    /// even when no other session opens after it. The task ends with the
+    /// store.
+    fn sweep_from_now_on(&self) {
+        if self.sweeping.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.sweeping.store(false, Ordering::Release);
+            return;
+        };
+        let sessions = Arc::downgrade(&self.sessions);
+        let idle = self.idle_timeout;
+        let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
+        runtime.spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                reap(&mut lock(&sessions), idle);
+            }
+        });
+    }
+}
+
+/// Ends and forgets every session idle for `idle` or longer.
+fn reap(map: &mut HashMap<String, Kept>, idle: Duration) {
+    map.retain(|_, (session, _)| {
+        let live = session.idle_for() < idle;
+        if !live {
+            session.end();
+        }
+        live
+    });
 }
 
 #[cfg(test)]

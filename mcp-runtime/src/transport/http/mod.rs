@@ -408,8 +408,9 @@ impl McpService {
     }
 
     /// The GET stream of a legacy session: list changes and subscribed
-    /// resource updates, until the client goes away (or the access token
-    /// it was opened with expires).
+    /// resource updates, until the client goes away, the access token it
+    /// was opened with expires, another GET of the session takes its place,
+    /// or the session ends (DELETE, idle).
     fn session_stream(
         &self,
         session: Arc<Session>,
@@ -422,13 +423,17 @@ impl McpService {
         };
         let (tx, rx) = crate::outbound::stream();
         let server = self.server.clone();
+        // The session's one stream: an earlier one ends now.
+        let open = session.open_stream();
         let forward: body::ReplyFuture = Box::pin(async move {
             let _slot = slot;
             let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
-            // Until the access token it was opened with expires, if any.
+            // Until the access token it was opened with expires, if any,
+            // another GET takes its place, or the session ends.
             tokio::select! {
                 _ = crate::legacy::events::forward(server, session, tx) => {}
                 _ = crate::auth::expired(identity.as_deref()) => {}
+                _ = open.ends().cancelled() => {}
             }
             // The server stops (or the bus closed): the stream ends, with
             // no message of its own.

@@ -134,3 +134,47 @@ async fn a_refusal_without_end_is_read_only_as_far_as_it_needs() {
         .expect_err("a 500");
     assert!(e.to_string().contains("HTTP 500"), "{e}");
 }
+
+/// A 2025-11-25 server that answers one request with 404 (it no longer
+/// knows the session) has that request sent again on a new session, and
+/// only that one: a call in flight on the old session keeps waiting for its
+/// own stream, and is not sent twice (it may be running).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_404_sends_again_only_the_request_it_refused() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let refused = AtomicBool::new(false);
+    let (url, seen) = peer::serve(
+        move |request| match (request.rpc(), request.body["params"]["name"].as_str()) {
+            ("initialize", _) => peer::legacy_initialize(request),
+            ("tools/call", Some("slow")) => Script::Stream(vec![": working\n\n".into()]),
+            ("tools/call", Some("other")) if !refused.swap(true, Ordering::SeqCst) => {
+                Script::Reply("404 Not Found", "application/json", String::new())
+            }
+            ("tools/call", Some("other")) => peer::json(json!({"jsonrpc": "2.0", "id": request.body["id"],
+                "result": {"content": [{"type": "text", "text": "other"}]}})),
+            _ => Script::Reply("202 Accepted", "application/json", String::new()),
+        },
+    )
+    .await;
+    let client = Client::http(url).era(Era::Legacy).connect().await.expect("connects");
+    let slow = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call_tool("slow", json!({})).await })
+    };
+    let is_call =
+        |name: &'static str| move |s: &peer::Seen| s.rpc() == "tools/call" && s.body["params"]["name"] == name;
+    wait_for(&seen, is_call("slow")).await;
+    let other = tokio::time::timeout(Duration::from_secs(10), client.call_tool("other", json!({})))
+        .await
+        .expect("answered in time")
+        .expect("sent again on a new session");
+    assert_eq!(other.text(), "other");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!slow.is_finished(), "the slow call still waits for its own stream");
+    slow.abort();
+    let seen = seen.lock().unwrap();
+    let count = |found: &dyn Fn(&peer::Seen) -> bool| seen.iter().filter(|s| found(s)).count();
+    assert_eq!(count(&is_call("slow")), 1, "{seen:?}");
+    assert_eq!(count(&is_call("other")), 2, "{seen:?}");
+    assert_eq!(count(&|s: &peer::Seen| s.rpc() == "initialize"), 2, "{seen:?}");
+}

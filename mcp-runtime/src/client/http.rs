@@ -219,14 +219,17 @@ impl Session {
 
 impl Shared {
     /// A 404 to a message of a 2025-11-25 session: the server no longer
-    /// knows it (it restarted, or the session expired). The connection
-    /// ends, every request on it failing, and the client opens a new one
-    /// for the next request ([`super::SESSION_ENDED`]).
+    /// knows it (it restarted, or the session expired). The connection is
+    /// retired: the next request opens a new one ([`super::SESSION_ENDED`],
+    /// and the request refused so, never served, is sent again there).
+    /// Requests in flight on it keep waiting for their own streams, which
+    /// may still bring their answers: failing them here would have them
+    /// sent again, and run twice.
     fn session_ended(&self, status: reqwest::StatusCode) -> Option<ClientError> {
         if status != reqwest::StatusCode::NOT_FOUND || self.session_id().is_none() {
             return None;
         }
-        self.inbox.close(super::SESSION_ENDED);
+        self.inbox.retire(super::SESSION_ENDED);
         Some(ClientError::Closed {
             upstream: self.upstream.to_string(),
             why: super::SESSION_ENDED.into(),
@@ -455,7 +458,15 @@ impl Shared {
             let get = self.get(version).header("last-event-id", &last);
             ended = match self.authorized(get).await {
                 Ok(response) => {
-                    let response = self.success(response).await?;
+                    // The request was served: the answer is lost with the
+                    // session, and it is not sent again (it may have run).
+                    let response = self.success(response).await.map_err(|e| match e {
+                        ClientError::Closed { upstream, why } if why == super::SESSION_ENDED => ClientError::Closed {
+                            upstream,
+                            why: format!("{why} while its answer was awaited, after event {last}"),
+                        },
+                        other => other,
+                    })?;
                     self.read_stream(response, Some(id), &mut events).await
                 }
                 Err(e) => Err(e),

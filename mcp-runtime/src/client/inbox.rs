@@ -134,6 +134,15 @@ impl Inbox {
         }
     }
 
+    /// Ends the connection for later requests (they fail at once with
+    /// `why`), while those waiting keep waiting for their answers.
+    pub(crate) fn retire(&self, why: &str) {
+        let mut pending = self.lock();
+        if pending.closed.is_none() {
+            pending.closed = Some(why.to_owned());
+        }
+    }
+
     /// Whether the connection ended, and why.
     pub(crate) fn closed(&self) -> Option<String> {
         self.lock().closed.clone()

@@ -178,3 +178,28 @@ async fn a_404_sends_again_only_the_request_it_refused() {
     assert_eq!(count(&is_call("other")), 2, "{seen:?}");
     assert_eq!(count(&|s: &peer::Seen| s.rpc() == "initialize"), 2, "{seen:?}");
 }
+
+/// An upstream's URL may carry secrets (a user and password, an API key in
+/// the query): errors a gateway's callers read never show them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_never_show_the_secrets_of_an_upstreams_url() {
+    // Nothing listens there: the connection is refused.
+    let nowhere = Client::http("http://u:s3cret@127.0.0.1:1/mcp?key=s3cret")
+        .era(Era::Legacy)
+        .connect()
+        .await
+        .expect_err("nothing listens");
+    // A server that refuses the call.
+    let url = legacy_peer("tools/call", |_| {
+        Script::Reply("502 Bad Gateway", "text/plain", "down".into())
+    })
+    .await;
+    let url = url.replacen("http://", "http://u:s3cret@", 1) + "?key=s3cret";
+    let client = Client::http(url).era(Era::Legacy).connect().await.expect("connects");
+    assert!(!client.name().contains("s3cret"), "{}", client.name());
+    let refused = client.call_tool("any", json!({})).await.expect_err("a 502");
+    for e in [nowhere.to_string(), refused.to_string()] {
+        assert!(!e.contains("s3cret"), "{e}");
+        assert!(e.contains("127.0.0.1"), "the upstream is still named: {e}");
+    }
+}

@@ -79,6 +79,7 @@ pub mod otel;
 mod outbound;
 mod panic;
 mod peer;
+mod redact;
 mod telemetry;
 #[cfg(any(feature = "auth", feature = "otel", feature = "client"))]
 mod tls;

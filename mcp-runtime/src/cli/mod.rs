@@ -476,14 +476,7 @@ async fn shared_state(builder: ServerBuilder) -> Result<ServerBuilder, String> {
 /// assert_eq!(redacted("sqlite://desk.db"), "sqlite://desk.db");
 /// ```
 pub fn redacted(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://***{}", &rest[at..]),
-        None => url.to_owned(),
-    }
+    crate::redact::credentials(url)
 }
 
 /// The environment variable that sets [`HttpConfig::session_prefix`](crate::transport::http::HttpConfig::session_prefix).
@@ -701,22 +694,5 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
             );
             http.serve_until(stop).await
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::cli::redacted;
-
-    #[test]
-    fn a_url_is_logged_without_its_user_and_password() {
-        assert_eq!(redacted("redis://:s3cret@cache:6379/0"), "redis://***@cache:6379/0");
-        assert_eq!(redacted("rediss://app:p@ss@cache/0"), "rediss://***@cache/0");
-        assert_eq!(
-            redacted("redis://cache:6379/0?user=x@y"),
-            "redis://cache:6379/0?user=x@y"
-        );
-        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
-        assert_eq!(redacted("not a url"), "not a url");
     }
 }

@@ -249,7 +249,7 @@ impl Shared {
     fn transport(&self, e: reqwest::Error) -> ClientError {
         ClientError::Transport {
             upstream: self.upstream.to_string(),
-            detail: format!("{} : {e}", self.endpoint.url).replacen(" : ", ": ", 1),
+            detail: format!("{}: {}", crate::redact::url(&self.endpoint.url), e.without_url()),
         }
     }
 
@@ -278,7 +278,7 @@ impl Shared {
         let body: String = body.chars().take(200).collect();
         ClientError::Transport {
             upstream: self.upstream.to_string(),
-            detail: format!("HTTP {status} from {}: {body}", self.endpoint.url),
+            detail: format!("HTTP {status} from {}: {body}", crate::redact::url(&self.endpoint.url)),
         }
     }
 
@@ -498,7 +498,7 @@ async fn read_prefix(mut response: reqwest::Response, max: usize) -> String {
 /// Reads a whole body, at most [`MAX_BODY`].
 async fn read_body(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+    while let Some(chunk) = response.chunk().await.map_err(|e| e.without_url().to_string())? {
         if body.len().saturating_add(chunk.len()) > MAX_BODY {
             return Err("the response is larger than 64 MiB".into());
         }

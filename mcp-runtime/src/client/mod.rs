@@ -865,10 +865,12 @@ impl Client {
     /// A server at a Streamable HTTP endpoint (`https://host/mcp`).
     pub fn http(url: impl Into<String>) -> ClientBuilder {
         let url = url.into();
+        // The host and port: never the user and password before them.
         let name = url
             .split("://")
             .nth(1)
-            .and_then(|rest| rest.split('/').next())
+            .and_then(|rest| rest.split(['/', '?', '#']).next())
+            .map(|authority| authority.rsplit('@').next().unwrap_or(authority))
             .unwrap_or(&url)
             .to_owned();
         ClientBuilder::new(

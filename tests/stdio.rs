@@ -413,6 +413,49 @@ async fn a_cancellation_is_read_while_too_many_requests_run() {
     serving.abort();
 }
 
+/// A request that waits for room (`MAX_IN_FLIGHT` run) does not stop the
+/// reading: the cancellation behind it is read, ends a running request, and
+/// the waiting one then runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_behind_a_waiting_request_is_read() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    const MAX: usize = mcp_runtime::transport::stdio::MAX_IN_FLIGHT;
+    let (mut to_server, server_r) = tokio::io::duplex(1 << 20);
+    let (server_w, from_server) = tokio::io::duplex(1 << 20);
+    let server = Server::builder().build().unwrap();
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
+    let mut all = String::new();
+    for id in 0..MAX {
+        all.push_str(&support::request(
+            id as i64,
+            "tools/call",
+            json!({"name": "until_cancelled", "arguments": {}}),
+        ));
+        all.push('\n');
+    }
+    all.push_str(&support::request(
+        9_998,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "ahead"}}),
+    ));
+    all.push('\n');
+    all.push_str(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#);
+    all.push('\n');
+    to_server.write_all(all.as_bytes()).await.unwrap();
+    let mut lines = tokio::io::BufReader::new(from_server).lines();
+    let answer = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("the waiting request answered within 10 s")
+        .unwrap()
+        .unwrap();
+    let v: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(v["id"], 9_998, "{v}");
+    assert_eq!(v["result"]["content"][0]["text"], "ahead");
+    drop(to_server);
+    drop(lines);
+    serving.abort();
+}
+
 /// A client that writes without reading the answers is read until
 /// `MAX_UNWRITTEN` bytes of answers wait, then held up by the pipe; once it
 /// reads, the rest is read and every line answered.

@@ -23,6 +23,12 @@ pub const MAX_IN_FLIGHT: usize = 1024;
 /// until it has read some of them.
 pub const MAX_UNWRITTEN: usize = 16 * 1024 * 1024;
 
+/// Requests read while [`MAX_IN_FLIGHT`] run that wait, in order, for one
+/// to end, while reading goes on (for an answer or a cancellation behind
+/// them); past this many, or [`MAX_LINE`] bytes of them, nothing more is
+/// read until one starts.
+const MAX_HELD: usize = 64;
+
 /// The line buffer's capacity kept between messages (64 KiB).
 const LINE_KEPT: usize = 64 * 1024;
 
@@ -62,27 +68,42 @@ where
     let mut connection = Connection::new(server, Outbound::counted(tx, backlog.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
-    // A request read while `MAX_IN_FLIGHT` run: it waits for one to end, and
-    // nothing more is read meanwhile (back-pressure on the pipe). What is
-    // not a request (an answer to the server's ask, a cancellation) is
-    // taken in before: it may be what ends one.
-    let mut held: Option<Vec<u8>> = None;
+    // Requests read while `MAX_IN_FLIGHT` run wait here, in order, for one
+    // to end. Reading goes on meanwhile: what is not a request (an answer to
+    // the server's ask, a cancellation) is taken in at once, since it may be
+    // what ends one. Past `MAX_HELD` of them (or `MAX_LINE` bytes), nothing
+    // more is read until one starts (back-pressure on the pipe).
+    let mut held = Held::default();
     loop {
-        if let Some(request) = held.take() {
+        while !held.lines.is_empty() && !connection.is_full(MAX_IN_FLIGHT) {
+            if let Some(request) = held.pop() {
+                receive_line(&mut connection, &request);
+            }
+        }
+        if held.is_full() {
             connection.room(MAX_IN_FLIGHT).await;
-            receive_line(&mut connection, &request);
+            continue;
+        }
+        if !held.lines.is_empty() {
+            // Whichever comes first: room for the first one held, or more
+            // to read (the reader's buffer keeps what it has).
+            tokio::select! {
+                () = connection.room(MAX_IN_FLIGHT) => continue,
+                available = reader.fill_buf() => drop(available?),
+            }
         }
         line.clear();
         // A long message's buffer is not kept for the short ones after it.
         if line.capacity() > LINE_KEPT {
             line = Vec::with_capacity(4096);
         }
-        let full = connection.is_full(MAX_IN_FLIGHT);
+        // A request waits behind those held, never overtakes them.
+        let full = !held.lines.is_empty() || connection.is_full(MAX_IN_FLIGHT);
         match read_line(&mut reader, &mut line).await? {
             LineRead::InBuffer(end) => {
                 let text = &reader.buffer()[..end];
                 if full && is_request(text) {
-                    held = Some(text.to_vec());
+                    held.push(text.to_vec());
                 } else {
                     receive_line(&mut connection, text);
                 }
@@ -94,7 +115,7 @@ where
                     crate::error::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
                 connection.receive_rejected(&error);
             }
-            LineRead::Line if full && is_request(&line) => held = Some(std::mem::take(&mut line)),
+            LineRead::Line if full && is_request(&line) => held.push(std::mem::take(&mut line)),
             LineRead::Line => receive_line(&mut connection, &line),
         }
         // Many lines may be read without waiting (the reader's buffer, a
@@ -106,8 +127,38 @@ where
             backlog.below(MAX_UNWRITTEN).await;
         }
     }
+    // The input ended: what was held still runs, in order.
+    while let Some(request) = held.pop() {
+        connection.room(MAX_IN_FLIGHT).await;
+        receive_line(&mut connection, &request);
+    }
     connection.finish().await;
     writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// The requests waiting for room to run, and their bytes.
+#[derive(Default)]
+struct Held {
+    lines: std::collections::VecDeque<Vec<u8>>,
+    bytes: usize,
+}
+
+impl Held {
+    fn push(&mut self, line: Vec<u8>) {
+        self.bytes = self.bytes.saturating_add(line.len());
+        self.lines.push_back(line);
+    }
+
+    fn pop(&mut self) -> Option<Vec<u8>> {
+        let line = self.lines.pop_front()?;
+        self.bytes = self.bytes.saturating_sub(line.len());
+        Some(line)
+    }
+
+    /// Whether reading waits until one starts.
+    fn is_full(&self) -> bool {
+        self.lines.len() >= MAX_HELD || self.bytes >= MAX_LINE
+    }
 }
 
 /// Whether a line is a request (what waits while too many run).

@@ -28,15 +28,43 @@ enum Kind {
 /// The bytes sent to a writer's channel and not yet written out: what
 /// the stdio reader waits on before it reads more from a client that does
 /// not read its answers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Backlog {
     bytes: AtomicUsize,
     /// The reader waits for the backlog to shrink.
     waiting: AtomicBool,
     shrunk: Notify,
+    /// Past this many bytes unwritten, notifications are refused
+    /// ([`MAX_UNREAD`]).
+    cap: usize,
 }
 
+/// The most bytes a stdio client may leave unread (64 MiB) before the
+/// server's notifications to it are refused: a listen stream then ends with
+/// its final result, and progress and logs are dropped, rather than queue
+/// for as long as the server runs. Answers still go: the requests running
+/// bound them, and the reader reads no new request meanwhile.
+pub(crate) const MAX_UNREAD: usize = 64 << 20;
+
+impl Default for Backlog {
+    fn default() -> Self {
+        Backlog::with_cap(MAX_UNREAD)
+    }
+}
+
+/// How every notification this crate sends begins (`encode_notification`).
+const NOTIFICATION: &[u8] = br#"{"jsonrpc":"2.0","method""#;
+
 impl Backlog {
+    fn with_cap(cap: usize) -> Self {
+        Backlog {
+            bytes: AtomicUsize::new(0),
+            waiting: AtomicBool::new(false),
+            shrunk: Notify::new(),
+            cap,
+        }
+    }
+
     /// `n` bytes were written out.
     pub(crate) fn written(&self, n: usize, limit: usize) {
         let before = self.bytes.fetch_sub(n, Ordering::SeqCst);
@@ -98,6 +126,9 @@ impl Outbound {
         match &self.0 {
             Kind::Channel(tx) => tx.send(message).map_err(|e| e.0),
             Kind::Counted(tx, backlog) => {
+                if backlog.over(backlog.cap) && message.starts_with(NOTIFICATION) {
+                    return Err(message);
+                }
                 let n = message.len();
                 // Counted before the writer can take it off.
                 backlog.bytes.fetch_add(n, Ordering::SeqCst);
@@ -214,6 +245,26 @@ mod tests {
         assert_eq!(m, b"3");
         drop(rx);
         assert_eq!(tx.send(b"4".to_vec()), Err(b"4".to_vec()));
+    }
+
+    #[test]
+    fn notifications_to_a_writer_that_writes_nothing_are_refused_past_the_cap() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let backlog = Arc::new(Backlog::with_cap(1000));
+        let out = Outbound::counted(tx, backlog.clone());
+        let note = crate::jsonrpc::encode_notification("notifications/progress", &serde_json::json!({"p": 1}));
+        let answer = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec();
+        let mut taken = 0;
+        while out.send(note.clone()).is_ok() {
+            taken += 1;
+            assert!(taken * note.len() < 2000, "still taken past the cap");
+        }
+        assert!(backlog.over(1000));
+        out.send(answer.clone()).expect("answers still go");
+        // Written out, the backlog takes notifications again.
+        while rx.try_recv().is_ok() {}
+        backlog.written(taken * note.len() + answer.len(), 1000);
+        out.send(note).expect("taken again");
     }
 
     #[tokio::test]

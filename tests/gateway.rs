@@ -1029,3 +1029,42 @@ async fn a_stdio_upstreams_task_on_another_replica_is_unknown_and_says_why() {
         .await
         .expect("cancelled");
 }
+
+/// A 2025-11-25 upstream hears each set of asks callers declare in a
+/// session of its own. Opening one (here one that never opens: the upstream
+/// does not answer its `initialize`) holds up only the callers that need
+/// it, not the callers whose session is open already.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_being_opened_for_some_callers_holds_up_no_others() {
+    use support::peer::{self, Script};
+    let (url, _) = peer::serve(|request| {
+        let caps = &request.body["params"]["capabilities"];
+        match request.rpc() {
+            // The session for callers that declared roots alone never opens.
+            "initialize" if caps.get("roots").is_some() && caps.get("sampling").is_none() => Script::Hang,
+            "initialize" => peer::legacy_initialize(request),
+            "tools/list" => peer::json(json!({"jsonrpc": "2.0", "id": request.body["id"], "result": {
+                "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}})),
+            "tools/call" => peer::json(json!({"jsonrpc": "2.0", "id": request.body["id"], "result": {
+                "content": [{"type": "text", "text": "ok"}]}})),
+            _ => Script::Reply("202 Accepted", "application/json", String::new()),
+        }
+    })
+    .await;
+    let server = gateway(vec![("up", Client::http(url).era(Era::Legacy))]);
+    let sampler = TestClient::new(&server)
+        .on_sample(|_| json!({"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "m"}));
+    until_listed(&sampler, "up_t").await;
+    let first = sampler.call_tool("up_t", json!({})).await.expect("served");
+    assert_eq!(first.text(), "ok");
+    let rooted = TestClient::new(&server).on_roots(|_| json!({"roots": []}));
+    let opening = tokio::spawn(async move { rooted.call_tool("up_t", json!({})).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let again = tokio::time::timeout(Duration::from_secs(5), sampler.call_tool("up_t", json!({})))
+        .await
+        .expect("not held up by the session being opened")
+        .expect("served");
+    assert_eq!(again.text(), "ok");
+    assert!(!opening.is_finished(), "that session never opens");
+    opening.abort();
+}

@@ -336,8 +336,9 @@ pub(crate) struct Upstream {
     /// opens: a caller that declared fewer than the first session did is
     /// served by a session that declared just those (opened at its first
     /// call, another process for a stdio upstream), so that the upstream's
-    /// tools see what the caller can answer. By the asks it declared.
-    narrower: tokio::sync::Mutex<HashMap<u8, Arc<Upstream>>>,
+    /// tools see what the caller can answer. By the asks it declared; each
+    /// opened once, and opening one holds up only the callers that need it.
+    narrower: Mutex<HashMap<u8, Arc<tokio::sync::OnceCell<Arc<Upstream>>>>>,
     /// Told when one of those sessions hears that the upstream's lists
     /// changed (a server may tell only the session that changed them).
     pub(crate) lists_changed: Arc<tokio::sync::Notify>,
@@ -351,7 +352,7 @@ impl Upstream {
             routes,
             parked: Arc::default(),
             base,
-            narrower: tokio::sync::Mutex::default(),
+            narrower: Mutex::default(),
             lists_changed: Arc::default(),
         }
     }
@@ -363,13 +364,23 @@ impl Upstream {
         let Some(base) = self.base.as_ref().filter(|_| mask != ALL_ASKS) else {
             return Ok(None);
         };
-        let mut sessions = self.narrower.lock().await;
-        if let Some(session) = sessions.get(&mask) {
-            return Ok(Some(session.clone()));
-        }
-        if sessions.len() >= MAX_NARROWER {
-            return Ok(None);
-        }
+        let cell = {
+            let mut sessions = self.narrower.lock().unwrap_or_else(|p| p.into_inner());
+            match sessions.get(&mask) {
+                Some(cell) => cell.clone(),
+                None if sessions.len() >= MAX_NARROWER => return Ok(None),
+                None => sessions.entry(mask).or_default().clone(),
+            }
+        };
+        // Callers of the same asks wait for the one opening; others do not
+        // (one that fails leaves the cell empty: the next caller tries again).
+        cell.get_or_try_init(|| self.open_narrower(base, mask))
+            .await
+            .map(|session| Some(session.clone()))
+    }
+
+    /// Opens a session of this 2025-11-25 upstream that declares `mask`'s asks.
+    async fn open_narrower(&self, base: &ClientBuilder, mask: u8) -> Result<Arc<Upstream>, McpError> {
         let routes = Routes::default();
         let name: Arc<str> = Arc::from(self.client.name());
         let client = base
@@ -398,9 +409,7 @@ impl Upstream {
                 }
             }
         });
-        let session = Arc::new(Upstream::new(client, self.relay_key.clone(), routes, None));
-        sessions.insert(mask, session.clone());
-        Ok(Some(session))
+        Ok(Arc::new(Upstream::new(client, self.relay_key.clone(), routes, None)))
     }
 
     fn failed(&self, e: ClientError) -> Halt {

@@ -181,6 +181,10 @@ async fn unknown_or_invalid_resources_are_invalid_params_with_the_uri() {
         (4, "tickets://by-priority/urgent"),
         (5, "files://../etc/passwd"),
         (6, "files://a/%2e%2e/b"),
+        // An absolute path would replace the base a handler joins it to.
+        (7, "files:///etc/passwd"),
+        (8, "files://%2Fetc%2Fpasswd"),
+        (9, "files://C:%5Cwindows%5Cwin.ini"),
     ] {
         let v = c.call(id, "resources/read", json!({"uri": uri})).await;
         assert_eq!(code(&v), -32602, "{uri}: {v}");

@@ -4,8 +4,13 @@
 //! Matching a URI against a template binds each variable to the
 //! percent-decoded text it covers. A `{var}` value never contains `/`
 //! (raw or encoded as `%2F`) and is never `.` or `..`; a `{+var}` value may
-//! span `/` but never contains a `.` or `..` segment, so a value cannot climb
-//! out of the place the template puts it. Other operators (`#`, `.`, `/`,
+//! span `/` but is a relative path: no `.` or `..` segment, no empty one, no
+//! leading `/` or `\`, no drive (`C:`), so a value cannot climb out of the
+//! place the template puts it (`Path::join` of an absolute path would
+//! replace the base). No value contains NUL. Where a variable is followed by
+//! a literal that its value may contain (`{+dir}/{name}`), each place the
+//! literal occurs is tried in turn, within a bounded number of steps, so
+//! every URI the template expands to is matched. Other operators (`#`, `.`, `/`,
 //! `;`, `?`, `&`), lists and modifiers are rejected when the template is
 //! parsed (at compile time by `#[resource]`).
 
@@ -59,43 +64,73 @@ impl UriTemplate {
 
     /// Matches a URI, returning each variable's decoded value, or `None`.
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
-        let mut rest = uri;
         let mut bound = Vec::new();
-        let mut i = 0;
-        while i < self.parts.len() {
-            match &self.parts[i] {
-                Part::Literal(lit) => rest = rest.strip_prefix(lit.as_str())?,
-                Part::Var { name, reserved } => {
-                    let end = match self.parts.get(i + 1) {
-                        Some(Part::Literal(next)) => rest.find(next.as_str())?,
-                        _ => rest.len(),
-                    };
+        let mut steps = MAX_STEPS;
+        self.match_from(0, uri, &mut bound, &mut steps).then_some(bound)
+    }
+
+    /// Whether `rest` matches the parts from `i` on, binding into `bound`.
+    fn match_from(&self, i: usize, rest: &str, bound: &mut Vec<(String, String)>, steps: &mut u32) -> bool {
+        let Some(left) = steps.checked_sub(1) else {
+            return false;
+        };
+        *steps = left;
+        match self.parts.get(i) {
+            None => rest.is_empty(),
+            Some(Part::Literal(lit)) => rest
+                .strip_prefix(lit.as_str())
+                .is_some_and(|rest| self.match_from(i + 1, rest, bound, steps)),
+            Some(Part::Var { name, reserved }) => {
+                let ends: Vec<usize> = match self.parts.get(i + 1) {
+                    Some(Part::Literal(next)) => rest.match_indices(next.as_str()).map(|(at, _)| at).collect(),
+                    _ => vec![rest.len()],
+                };
+                for end in ends {
+                    if *steps == 0 {
+                        return false;
+                    }
                     let raw = &rest[..end];
-                    bound.push((name.clone(), decode_value(raw, *reserved)?));
-                    rest = &rest[end..];
+                    // A longer value of a `{var}` would hold the `/` too.
+                    if !reserved && raw.contains('/') {
+                        break;
+                    }
+                    let Some(value) = decode_value(raw, *reserved) else {
+                        continue;
+                    };
+                    bound.push((name.clone(), value));
+                    if self.match_from(i + 1, &rest[end..], bound, steps) {
+                        return true;
+                    }
+                    bound.pop();
                 }
+                false
             }
-            i += 1;
         }
-        rest.is_empty().then_some(bound)
     }
 }
+
+/// The most steps one match takes (each part tried at one place counts
+/// one): a URI with many occurrences of a literal cannot make matching slow.
+const MAX_STEPS: u32 = 1024;
 
 fn decode_value(raw: &str, reserved: bool) -> Option<String> {
     if raw.is_empty() || raw.contains(['?', '#']) || (!reserved && raw.contains('/')) {
         return None;
     }
     let value = percent_decode(raw)?;
-    if !reserved && (value.contains('/') || value == "." || value == "..") {
+    if value.contains('\0') {
         return None;
     }
-    if reserved && value.split(['/', '\\']).any(|seg| seg == "." || seg == "..") {
-        return None;
+    if !reserved {
+        let escapes = value.contains(['/', '\\']) || value == "." || value == "..";
+        return (!escapes).then_some(value);
     }
-    if value.contains('\\') && !reserved {
-        return None;
-    }
-    Some(value)
+    // A relative path: its segments are names, the first no drive.
+    let mut segments = value.split(['/', '\\']);
+    let first = segments.next().unwrap_or_default();
+    let drive = first.len() >= 2 && first.as_bytes().get(1) == Some(&b':');
+    let relative = !drive && !first.is_empty() && segments.all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+    (relative && first != "." && first != "..").then_some(value)
 }
 
 /// Decodes `%XX` escapes; `None` for a malformed escape or invalid UTF-8.
@@ -171,6 +206,44 @@ mod tests {
         );
         assert_eq!(r.matches("files://a/../etc/passwd"), None);
         assert_eq!(r.matches("files://a/%2e%2e/etc"), None);
+        // Absolute paths would replace the base they are joined to.
+        for absolute in [
+            "files:///etc/passwd",
+            "files://%2Fetc%2Fpasswd",
+            "files://%5Cwindows",
+            "files://C:%5Cwindows",
+            "files://c:/windows",
+            "files://a//etc",
+            "files://a/",
+            "files://a%00b",
+            "files://../x",
+        ] {
+            assert_eq!(r.matches(absolute), None, "{absolute}");
+        }
+        let under = UriTemplate::parse("files://docs/{+path}").unwrap();
+        assert_eq!(under.matches("files://docs//etc/passwd"), None);
+        assert_eq!(
+            UriTemplate::parse("files://{name}").unwrap().matches("files://a%00"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_value_may_contain_the_literal_that_follows_it() {
+        let t = UriTemplate::parse("files://{+dir}/{name}").unwrap();
+        assert_eq!(
+            t.matches("files://a/b/c.txt"),
+            Some(vec![("dir".into(), "a/b".into()), ("name".into(), "c.txt".into())])
+        );
+        let h = UriTemplate::parse("repo://{+path}/history").unwrap();
+        assert_eq!(
+            h.matches("repo://docs/history/notes/history"),
+            Some(vec![("path".into(), "docs/history/notes".into())])
+        );
+        // Many occurrences cost a bounded number of steps, then no match.
+        let many = UriTemplate::parse("x://{+a}/{+b}/{+c}/{+d}/end").unwrap();
+        let uri = format!("x://{}", "s/".repeat(2000));
+        assert_eq!(many.matches(&uri), None);
     }
 
     #[test]

@@ -619,7 +619,7 @@ pub struct SessionStore {
     pub max_sessions: usize,
     /// At most this many sessions per caller (principal, else address);
     /// past it, that caller's own longest idle session makes room, never
-    /// another caller's.
+    /// another caller's. 0: no bound per caller.
     pub max_per_caller: usize,
 }
 
@@ -645,7 +645,7 @@ impl SessionStore {
             sweeping: std::sync::atomic::AtomicBool::new(false),
             idle_timeout,
             max_sessions: max_sessions.max(1),
-            max_per_caller: max_per_caller.max(1),
+            max_per_caller,
         }
     }
 
@@ -672,7 +672,8 @@ impl SessionStore {
         } else {
             per_caller.get(caller).copied().unwrap_or(0)
         };
-        let evict_from = if own >= self.max_per_caller {
+        // 0: no bound per caller (the store's own bound still holds).
+        let evict_from = if self.max_per_caller > 0 && own >= self.max_per_caller {
             Some(caller.to_owned())
         } else if map.len() >= self.max_sessions {
             per_caller.iter().max_by_key(|(_, n)| **n).map(|(c, _)| (*c).to_owned())
@@ -779,6 +780,35 @@ mod tests {
             Ok(jsonrpc::Message::Response(r)) => r,
             _ => panic!("not a response: {reply}"),
         }
+    }
+
+    #[test]
+    fn no_bound_per_caller_keeps_every_session_of_one_caller() {
+        let with_id = |id: &str| {
+            Arc::new(Session::new(
+                Some(id.into()),
+                "2025-11-25",
+                ClientCapabilities::default(),
+                None,
+            ))
+        };
+        let store = SessionStore::new(Duration::from_secs(60), 100, 0);
+        for id in ["a", "b", "c"] {
+            store.insert(with_id(id), "10.0.0.1");
+        }
+        assert!(
+            ["a", "b", "c"].iter().all(|id| store.get(id).is_some()),
+            "0 bounds nothing"
+        );
+        let bounded = SessionStore::new(Duration::from_secs(60), 100, 2);
+        for id in ["a", "b", "c"] {
+            bounded.insert(with_id(id), "10.0.0.1");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(
+            bounded.get("a").is_none() && bounded.get("c").is_some(),
+            "2: the oldest made room"
+        );
     }
 
     #[test]

@@ -103,7 +103,9 @@ pub struct HttpConfig {
     /// At most this many legacy sessions per caller (the principal, else
     /// the client's address; default 64): past it, that caller's own longest
     /// idle session makes room, so a caller opening sessions in a loop never
-    /// ends another's (`MCP_MAX_SESSIONS_PER_CALLER`).
+    /// ends another's (`MCP_MAX_SESSIONS_PER_CALLER`). 0: no bound per
+    /// caller (behind a proxy that hides the clients' addresses, with no
+    /// principal to tell them apart, every client is one caller).
     pub max_sessions_per_caller: usize,
     /// How long a stopping [`HttpServer`] waits for requests in flight to
     /// finish before it returns anyway (default 30 s).

@@ -19,7 +19,7 @@ pub(crate) async fn run(server: &Server, command: Command) -> ExitCode {
         }
         Command::Discover => match request(server, 1, "server/discover", json!({ "_meta": meta() })).await {
             Ok(result) => {
-                println!("{}", pretty(&result));
+                say(format_args!("{}", pretty(&result)));
                 ExitCode::SUCCESS
             }
             Err(e) => fail(&e),
@@ -34,6 +34,13 @@ pub(crate) async fn run(server: &Server, command: Command) -> ExitCode {
         },
         _ => ExitCode::from(2),
     }
+}
+
+/// One line on stdout. A closed stdout (`tools | head -1`) ends nothing
+/// here: whoever reads has what it wanted, and the command ends as it would.
+fn say(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
 fn fail(message: &str) -> ExitCode {
@@ -88,12 +95,12 @@ fn tools(server: &Server) {
     for entry in &server.catalog().tools {
         let tool = entry.tool();
         match &tool.description {
-            Some(d) => println!("{} - {}", tool.name, d.lines().next().unwrap_or_default()),
-            None => println!("{}", tool.name),
+            Some(d) => say(format_args!("{} - {}", tool.name, d.lines().next().unwrap_or_default())),
+            None => say(format_args!("{}", tool.name)),
         }
-        println!("  input:  {}", compact(&tool.input_schema));
+        say(format_args!("  input:  {}", compact(&tool.input_schema)));
         if let Some(output) = &tool.output_schema {
-            println!("  output: {}", compact(output));
+            say(format_args!("  output: {}", compact(output)));
         }
     }
 }
@@ -197,12 +204,12 @@ async fn follow_task(server: &Server, created: &Value, answers: &Map<String, Val
 fn print_result(result: &Value) {
     for block in result["content"].as_array().into_iter().flatten() {
         match block["text"].as_str() {
-            Some(text) if block["type"] == "text" => println!("{text}"),
-            _ => println!("{}", compact(block)),
+            Some(text) if block["type"] == "text" => say(format_args!("{text}")),
+            _ => say(format_args!("{}", compact(block))),
         }
     }
     if let Some(structured) = result.get("structuredContent") {
-        println!("{}", pretty(structured));
+        say(format_args!("{}", pretty(structured)));
     }
 }
 

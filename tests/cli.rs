@@ -243,3 +243,44 @@ fn the_rate_limit_comes_from_the_environment() {
         "{second}"
     );
 }
+
+/// `tools | head -1`: stdout closed after the first line ends the command
+/// quietly, not with a panic.
+#[test]
+fn a_closed_stdout_is_no_panic() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(support::example_binary("everything"))
+        .arg("tools")
+        .env_remove("MCP_REDIS_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example starts");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a first line");
+    // The reader is gone: every later line meets a closed pipe.
+    let out = child.wait_with_output().expect("the example ends");
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(out.status.code(), Some(101), "{stderr}");
+}
+
+/// The quickstart's invoice tool counts in checked arithmetic: a total too
+/// large for cents is a tool error, not a panic nor a wrapped number.
+#[test]
+fn the_quickstart_invoice_refuses_a_total_it_cannot_count() {
+    let invoice = serde_json::json!({"invoice": {"customer": "x", "items": [
+        {"description": "a", "quantity": 4_294_967_295u32, "unit_price_cents": 18_446_744_073_709_551_615u64}]}});
+    let out = Command::new(support::example_binary("quickstart"))
+        .args(["call", "total_invoice", &invoice.to_string()])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the example runs");
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("too large to count"), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
+}

@@ -99,12 +99,19 @@ fn total_invoice(
             invoice.discount_percent
         ));
     }
-    let gross: u64 = invoice
-        .items
-        .iter()
-        .map(|i| i.unit_price_cents * u64::from(i.quantity))
-        .sum();
-    let net = gross * u64::from(100 - invoice.discount_percent) / 100;
+    // Checked: the amounts are the caller's, and a total too large to count
+    // is the caller's to hear about, not a panic or a wrapped number.
+    let too_large = || "the invoice's total is too large to count in cents".to_owned();
+    let gross = invoice.items.iter().try_fold(0u64, |sum, item| {
+        item.unit_price_cents
+            .checked_mul(u64::from(item.quantity))
+            .and_then(|line| sum.checked_add(line))
+            .ok_or_else(too_large)
+    })?;
+    let net = gross
+        .checked_mul(u64::from(100 - invoice.discount_percent))
+        .ok_or_else(too_large)?
+        / 100;
     Ok(format!(
         "{}: {} item line(s), total {}.{:02} after a {}% discount",
         invoice.customer,

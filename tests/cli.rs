@@ -284,3 +284,45 @@ fn the_quickstart_invoice_refuses_a_total_it_cannot_count() {
     assert!(said.contains("too large to count"), "{said}");
     assert!(!said.contains("panicked"), "{said}");
 }
+
+/// Authorization settings that cannot be right stop the binary at start
+/// with status 2, naming the variable: they are not waited out as an
+/// unreachable authorization server would be.
+#[test]
+fn authorization_settings_that_cannot_be_right_stop_the_start() {
+    let resource = ("MCP_AUTH_RESOURCE", "http://127.0.0.1:9/mcp");
+    for (env, named) in [
+        (
+            vec![("MCP_AUTH_ISSUER", "auth.example.com"), resource],
+            "MCP_AUTH_ISSUER",
+        ),
+        (
+            vec![
+                ("MCP_AUTH_ISSUER", "http://127.0.0.1:9"),
+                resource,
+                ("MCP_AUTH_CLIENT_ID", "mcp"),
+            ],
+            "MCP_AUTH_CLIENT_SECRET",
+        ),
+    ] {
+        // A binary that serves instead (awaiting its authorization server)
+        // is stopped after 20 s, and fails the test.
+        let mut child = Command::new(support::example_binary("everything"))
+            .args(["--http", "127.0.0.1:0"])
+            .env_remove("MCP_REDIS_URL")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the example starts");
+        let started = std::time::Instant::now();
+        while child.try_wait().expect("waits").is_none() && started.elapsed() < std::time::Duration::from_secs(20) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        let out = child.wait_with_output().expect("the example ends");
+        assert_eq!(out.status.code(), Some(2), "{env:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(named), "{}", text(&out.stderr));
+    }
+}

@@ -39,6 +39,19 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
             "{RESOURCE_ENV}={resource:?}: give this server's absolute http(s) URL, without a fragment"
         ));
     }
+    // A mistake is refused at start; only an outage is waited out.
+    let issuer_url = (issuer.starts_with("https://") || issuer.starts_with("http://"))
+        && issuer.split("://").nth(1).is_some_and(|rest| !rest.is_empty())
+        && !issuer.contains(['?', '#']);
+    if !issuer_url {
+        return Err(format!(
+            "{ISSUER_ENV}={issuer:?}: give the authorization server's issuer, an absolute http(s) URL \
+             without a query or fragment"
+        ));
+    }
+    if var("MCP_AUTH_CLIENT_ID").is_some() != var("MCP_AUTH_CLIENT_SECRET").is_some() {
+        return Err("set both MCP_AUTH_CLIENT_ID and MCP_AUTH_CLIENT_SECRET (introspection), or neither".into());
+    }
     protect(server, &issuer, &resource).await.map(Some)
 }
 

@@ -328,6 +328,11 @@ fn run_erased(
     runtime.shutdown_background();
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // A setting that cannot be right, as every other is refused: 2.
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE

@@ -66,6 +66,17 @@ pub(crate) enum Command {
     Stop,
 }
 
+/// A discount: none, or a percentage within bounds (a range inside one
+/// alternative of a `oneOf`).
+#[mcp_runtime::schema]
+pub(crate) enum Discount {
+    NoDiscount,
+    Percent {
+        #[schemars(range(min = 1, max = 100))]
+        value: u8,
+    },
+}
+
 #[mcp_runtime::schema]
 #[serde(untagged)]
 pub(crate) enum IdOrName {
@@ -329,6 +340,12 @@ pub(crate) fn misc(
 }
 
 #[tool]
+pub(crate) fn discounted(discount: Discount, extra: Option<Discount>) -> String {
+    let _ = (discount, extra);
+    String::new()
+}
+
+#[tool]
 pub(crate) fn titled_arg(titled: Titled) -> String {
     String::new()
 }
@@ -469,6 +486,7 @@ pub(crate) fn all_tools() -> Vec<(Tool, bool)> {
         (tool::<extractors_only>(), false),
         (tool::<misc>(), false),
         (tool::<titled_arg>(), false),
+        (tool::<discounted>(), false),
         (tool::<flattened>(), false),
         (tool::<out_struct>(), false),
         (tool::<out_vec>(), false),

@@ -221,6 +221,32 @@ async fn schema_verdicts_match_the_runtime_decoder() {
             true,
         ),
         ("flattened", input::<flattened>(), json!({"x": 1, "other": "o"}), true),
+        // A range inside one alternative of a `oneOf` (an enum's variant),
+        // and of an `anyOf` (an `Option` of it): held to it.
+        (
+            "discounted",
+            input::<discounted>(),
+            json!({"discount": "NoDiscount"}),
+            true,
+        ),
+        (
+            "discounted",
+            input::<discounted>(),
+            json!({"discount": {"Percent": {"value": 10}}, "extra": {"Percent": {"value": 100}}}),
+            true,
+        ),
+        (
+            "discounted",
+            input::<discounted>(),
+            json!({"discount": {"Percent": {"value": 0}}}),
+            false,
+        ),
+        (
+            "discounted",
+            input::<discounted>(),
+            json!({"discount": "NoDiscount", "extra": {"Percent": {"value": 101}}}),
+            false,
+        ),
         (
             "flattened",
             input::<flattened>(),

@@ -87,13 +87,20 @@ pub(crate) fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Str
             check(extra, v, &format!("{path}.{key}"))?;
         }
     }
-    // An inlined `Option<T>` or enum: the value must satisfy one alternative.
+    // An inlined `Option<T>` or enum: the value must satisfy one of the
+    // alternatives its shape fits (an alternative of another type, tag or
+    // fields says nothing of its constraints: a unit variant's `const` does
+    // not let a struct variant's out-of-range field through).
     for key in ["anyOf", "oneOf"] {
         if let Some(alts) = s.get(key).and_then(Value::as_array) {
             if !value.is_null() && !alts.is_empty() {
-                let errors: Vec<String> = alts.iter().filter_map(|a| check(a, value, path).err()).collect();
-                if errors.len() == alts.len() {
-                    return Err(errors.into_iter().next().unwrap_or_default());
+                let fitting: Vec<&Value> = alts.iter().filter(|a| fits(a, value)).collect();
+                // None fits: serde refuses the value by its type.
+                let mut errors = fitting.iter().filter_map(|a| check(a, value, path).err());
+                if let Some(first) = errors.next() {
+                    if errors.count() + 1 == fitting.len() {
+                        return Err(first);
+                    }
                 }
             }
         }
@@ -104,4 +111,57 @@ pub(crate) fn check(schema: &Value, value: &Value, path: &str) -> Result<(), Str
         }
     }
     Ok(())
+}
+
+/// Whether `value` has the shape `schema` describes at its top: its `type`
+/// (an `integer` is a number without a fraction), its `const` or `enum`,
+/// its `required` fields, no field `additionalProperties: false` refuses,
+/// and the `const` or `enum` of its fields (an internally tagged variant's
+/// tag). Constraints are not looked at: [`check`] does that.
+fn fits(schema: &Value, value: &Value) -> bool {
+    let Some(s) = schema.as_object() else { return true };
+    let type_fits = |t: &Value| match t.as_str() {
+        Some("null") => value.is_null(),
+        Some("boolean") => value.is_boolean(),
+        Some("object") => value.is_object(),
+        Some("array") => value.is_array(),
+        Some("string") => value.is_string(),
+        Some("number") => value.is_number(),
+        Some("integer") => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|n| n.fract() == 0.0),
+        _ => true,
+    };
+    let typed = match s.get("type") {
+        None => true,
+        Some(Value::Array(types)) => types.iter().any(type_fits),
+        Some(t) => type_fits(t),
+    };
+    if !typed
+        || s.get("const").is_some_and(|c| c != value)
+        || s.get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| !e.contains(value))
+    {
+        return false;
+    }
+    let Some(object) = value.as_object() else { return true };
+    let required = s.get("required").and_then(Value::as_array).into_iter().flatten();
+    if required
+        .filter_map(Value::as_str)
+        .any(|name| !object.contains_key(name))
+    {
+        return false;
+    }
+    let props = s.get("properties").and_then(Value::as_object);
+    let closed = s.get("additionalProperties") == Some(&Value::Bool(false));
+    object
+        .iter()
+        .all(|(name, field)| match props.and_then(|p| p.get(name)) {
+            Some(p) => {
+                p.get("const").is_none_or(|c| c == field)
+                    && p.get("enum")
+                        .and_then(Value::as_array)
+                        .is_none_or(|e| e.contains(field))
+            }
+            None => !closed,
+        })
 }

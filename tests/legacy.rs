@@ -974,3 +974,40 @@ async fn a_sessions_end_reaches_its_stream_and_its_requests() {
         .expect("the call's POST ends")
         .unwrap();
 }
+
+/// A host that quits (closes stdin) while the server waits for its answer
+/// to an ask does not keep the server alive: the ask fails at once, the
+/// request ends, and serving ends.
+#[tokio::test]
+async fn closing_stdin_during_an_ask_ends_serving_at_once() {
+    let (mut to_server, server_r) = tokio::io::duplex(1 << 16);
+    let (server_w, from_server) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        Server::builder().build().expect("the server builds"),
+        server_r,
+        server_w,
+    ));
+    let mut lines = BufReader::new(from_server).lines();
+    let caps = json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "host", "version": "1.0.0"}});
+    for line in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": caps}).to_string(),
+        legacy(2, "tools/call", json!({"name": "greet_me", "arguments": {}})),
+    ] {
+        to_server.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+    }
+    let mut asked = false;
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(5), lines.next_line()).await {
+        if line.contains("elicitation/create") {
+            asked = true;
+            break;
+        }
+    }
+    assert!(asked, "the server asks");
+    drop(to_server);
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serving ends within 5 s, not after the ask's two minutes")
+        .unwrap()
+        .unwrap();
+}

@@ -370,6 +370,46 @@ async fn until_cancelled(cancel: Cancellation) -> &'static str {
     "cancelled"
 }
 
+/// Leaves work behind that keeps its context (and with it the way to stdout)
+/// for a minute after the call is answered.
+#[tool]
+fn leaves_work(ctx: Context) -> &'static str {
+    tokio::spawn(async move {
+        let _kept = ctx;
+        tokio::time::sleep(Duration::from_secs(60)).await;
+    });
+    "left"
+}
+
+/// The input's end ends serving once the requests running are answered,
+/// whatever a handler left running with its context.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serving_ends_with_the_input_whatever_holds_a_context() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (mut to_server, server_r) = tokio::io::duplex(1 << 16);
+    let (server_w, from_server) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        Server::builder().build().unwrap(),
+        server_r,
+        server_w,
+    ));
+    let call = support::request(1, "tools/call", json!({"name": "leaves_work", "arguments": {}}));
+    to_server.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+    let mut lines = tokio::io::BufReader::new(from_server).lines();
+    let answer = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("answered")
+        .unwrap()
+        .unwrap();
+    assert!(answer.contains("left"), "{answer}");
+    drop(to_server);
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("serving ends within 5 s, not when the left work ends")
+        .unwrap()
+        .unwrap();
+}
+
 /// With `MAX_IN_FLIGHT` requests running, what is not a request is still
 /// read: a cancellation ends one, and the request behind it then runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

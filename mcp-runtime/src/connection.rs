@@ -255,6 +255,10 @@ impl Connection {
         if let Some(f) = self.forwarder.take() {
             f.abort();
         }
+        // Nothing the client could answer arrives any more.
+        if let Some(session) = &self.session {
+            session.close_asks();
+        }
         self.in_flight.table().retain(|_, (cancel, abort, long_lived, _)| {
             if *long_lived {
                 cancel.cancel();

@@ -50,6 +50,9 @@ pub struct Session {
     stream: Mutex<Option<crate::cancel::Cancellation>>,
     /// Cancelled when the session ends (DELETE, idle, evicted).
     ended: crate::cancel::Cancellation,
+    /// Set when the client can answer nothing more (stdio's input ended,
+    /// the session ended): asks fail at once.
+    asks_closed: std::sync::atomic::AtomicBool,
     next_id: AtomicU64,
     last_seen: Mutex<Instant>,
     /// The token subject that opened it, on an authorized endpoint.
@@ -346,6 +349,7 @@ impl Session {
             running: Mutex::default(),
             stream: Mutex::default(),
             ended: crate::cancel::Cancellation::new(),
+            asks_closed: std::sync::atomic::AtomicBool::new(false),
             next_id: AtomicU64::new(1),
             last_seen: Mutex::new(Instant::now()),
             owner: std::sync::OnceLock::new(),
@@ -370,6 +374,7 @@ impl Session {
     /// id already, so nothing of the session goes on after its end.
     pub(crate) fn end(&self) {
         self.ended.cancel();
+        self.close_asks();
         if let Some(stream) = lock(&self.stream).take() {
             stream.cancel();
         }
@@ -377,6 +382,15 @@ impl Session {
             request.cancel();
         }
         *lock(&self.subscriptions) = Subscribed::default();
+    }
+
+    /// The client can answer nothing more (stdio's input ended): the asks
+    /// waiting fail now, and later ones at once, rather than each waiting
+    /// out [`ASK_TIMEOUT`].
+    pub(crate) fn close_asks(&self) {
+        let mut pending = lock(&self.pending);
+        self.asks_closed.store(true, Ordering::Release);
+        pending.clear();
     }
 
     /// Opens the session's GET stream: the token returned is cancelled when
@@ -506,6 +520,10 @@ impl Session {
         requests: &Map<String, Value>,
         outbound: &Outbound,
     ) -> Result<Map<String, Value>, McpError> {
+        let gone = || McpError::internal("the client can no longer answer (its input ended, or its session)");
+        if self.asks_closed.load(Ordering::Acquire) {
+            return Err(gone());
+        }
         // Every id this call registered leaves `pending` when the call ends,
         // however it ends (an error answer, a timeout, a closed stream, or
         // the caller dropping the future).
@@ -517,7 +535,14 @@ impl Session {
         for (key, request) in requests {
             let id = RequestId::String(format!("s-{}", self.next_id.fetch_add(1, Ordering::Relaxed)));
             let (tx, rx) = oneshot::channel();
-            lock(&self.pending).insert(id.clone(), tx);
+            {
+                // Checked under the lock `close_asks` takes: none slips past it.
+                let mut pending = lock(&self.pending);
+                if self.asks_closed.load(Ordering::Acquire) {
+                    return Err(gone());
+                }
+                pending.insert(id.clone(), tx);
+            }
             registered.ids.push(id.clone());
             let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
             // The CLIENT span of a server-to-client request, a child of the
@@ -571,6 +596,10 @@ impl Session {
                     return Err(McpError::internal(format!(
                         "the client answered {key:?} with an error: {message}"
                     )));
+                }
+                Ok(Err(_)) if self.asks_closed.load(Ordering::Acquire) => {
+                    crate::telemetry::record_error(&span, &"closed", "no answer");
+                    return Err(gone());
                 }
                 Ok(Err(_)) | Err(_) => {
                     crate::telemetry::record_error(&span, &"timeout", "no answer");

@@ -64,7 +64,11 @@ where
 {
     let (tx, rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let backlog = std::sync::Arc::new(Backlog::default());
-    let writer_task = tokio::spawn(write_loop(rx, writer, backlog.clone()));
+    // Told when the connection has finished: what is queued then is written
+    // and the writer ends, even while a detached task (a handler's task
+    // that keeps its `Context`) still holds a sender.
+    let (finished, writer_done) = tokio::sync::oneshot::channel::<()>();
+    let writer_task = tokio::spawn(write_loop(rx, writer, backlog.clone(), writer_done));
     let mut connection = Connection::new(server, Outbound::counted(tx, backlog.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut line = Vec::with_capacity(4096);
@@ -133,6 +137,7 @@ where
         receive_line(&mut connection, &request);
     }
     connection.finish().await;
+    let _ = finished.send(());
     writer_task.await.map_err(std::io::Error::other)?
 }
 
@@ -257,9 +262,25 @@ async fn write_loop<W: AsyncWrite + Unpin>(
     mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
     writer: W,
     backlog: std::sync::Arc<Backlog>,
+    finished: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {
     let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(message) = rx.recv().await {
+    let mut finished = std::pin::pin!(finished);
+    let mut last = false;
+    loop {
+        // Once the connection has finished, what is queued and no more.
+        let next = match last {
+            true => rx.try_recv().ok(),
+            false => tokio::select! {
+                biased;
+                message = rx.recv() => message,
+                _ = &mut finished => {
+                    last = true;
+                    continue;
+                }
+            },
+        };
+        let Some(message) = next else { break };
         writer.write_all(&message).await?;
         writer.write_all(b"\n").await?;
         let mut written = message.len();

@@ -420,6 +420,16 @@ async fn http(addr: std::net::SocketAddr, method: &str, headers: &[(&str, &str)]
     RawReply::parse(&raw)
 }
 
+/// POSTs `body` in a task of its own: a request that runs on while the
+/// test does more.
+fn spawn_post(addr: std::net::SocketAddr, headers: &[(&str, &str)], body: String) -> tokio::task::JoinHandle<RawReply> {
+    let headers: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    tokio::spawn(async move {
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        http(addr, "POST", &headers, &body).await
+    })
+}
+
 const JSON: (&str, &str) = ("content-type", "application/json");
 const ACCEPT: (&str, &str) = ("accept", "application/json, text/event-stream");
 
@@ -822,19 +832,11 @@ async fn a_sessions_cancelled_notification_stops_its_request() {
         ("mcp-session-id", id.as_str()),
         ("mcp-protocol-version", "2025-11-25"),
     ];
-    let call = {
-        let headers: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        tokio::spawn(async move {
-            let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            http(
-                addr,
-                "POST",
-                &headers,
-                &legacy(7, "tools/call", json!({"name": "held", "arguments": {}})),
-            )
-            .await
-        })
-    };
+    let call = spawn_post(
+        addr,
+        &headers,
+        legacy(7, "tools/call", json!({"name": "held", "arguments": {}})),
+    );
     support::eventually("the call runs", || HELD_STARTED.load(Ordering::SeqCst)).await;
     let cancel =
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"no longer needed"}}"#;
@@ -951,19 +953,11 @@ async fn a_sessions_end_reaches_its_stream_and_its_requests() {
         ping.body
     );
 
-    let call = {
-        let headers: Vec<(String, String)> = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        tokio::spawn(async move {
-            let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            http(
-                addr,
-                "POST",
-                &headers,
-                &legacy(3, "tools/call", json!({"name": "waiting", "arguments": {}})),
-            )
-            .await
-        })
-    };
+    let call = spawn_post(
+        addr,
+        &headers,
+        legacy(3, "tools/call", json!({"name": "waiting", "arguments": {}})),
+    );
     support::eventually("the call runs", || WAITING_STARTED.load(Ordering::SeqCst)).await;
     assert_eq!(http(addr, "DELETE", &headers[2..3], "").await.status, 200);
     support::eventually("the handler stops", || WAITING_STOPPED.load(Ordering::SeqCst)).await;

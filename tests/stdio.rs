@@ -410,10 +410,9 @@ async fn serving_ends_with_the_input_whatever_holds_a_context() {
         .unwrap();
 }
 
-/// With `MAX_IN_FLIGHT` requests running, what is not a request is still
-/// read: a cancellation ends one, and the request behind it then runs.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancellation_is_read_while_too_many_requests_run() {
+/// Serves in process: `MAX_IN_FLIGHT` calls that run until cancelled, then
+/// the `after` lines; the first answer, within 10 s.
+async fn first_answer_behind_a_full_house(after: &[String]) -> Value {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     const MAX: usize = mcp_runtime::transport::stdio::MAX_IN_FLIGHT;
     let (mut to_server, server_r) = tokio::io::duplex(1 << 20);
@@ -421,36 +420,44 @@ async fn a_cancellation_is_read_while_too_many_requests_run() {
     let server = Server::builder().build().unwrap();
     let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
     let mut all = String::new();
-    for id in 0..MAX {
-        all.push_str(&support::request(
+    let running = (0..MAX).map(|id| {
+        support::request(
             id as i64,
             "tools/call",
             json!({"name": "until_cancelled", "arguments": {}}),
-        ));
+        )
+    });
+    for line in running.chain(after.iter().cloned()) {
+        all.push_str(&line);
         all.push('\n');
     }
-    all.push_str(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#);
-    all.push('\n');
-    all.push_str(&support::request(
-        9_999,
-        "tools/call",
-        json!({"name": "echo", "arguments": {"text": "behind"}}),
-    ));
-    all.push('\n');
     to_server.write_all(all.as_bytes()).await.unwrap();
     let mut lines = tokio::io::BufReader::new(from_server).lines();
     let answer = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
         .await
-        .expect("the request behind the cancellation answered within 10 s")
+        .expect("an answer within 10 s")
         .unwrap()
         .unwrap();
-    let v: Value = serde_json::from_str(&answer).unwrap();
-    assert_eq!(v["id"], 9_999, "{v}");
-    assert_eq!(v["result"]["content"][0]["text"], "behind");
     // The rest are cancelled as the stream ends.
     drop(to_server);
-    drop(lines);
     serving.abort();
+    serde_json::from_str(&answer).unwrap()
+}
+
+const CANCEL_FIRST: &str = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#;
+
+/// With `MAX_IN_FLIGHT` requests running, what is not a request is still
+/// read: a cancellation ends one, and the request behind it then runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancellation_is_read_while_too_many_requests_run() {
+    let echo = support::request(
+        9_999,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "behind"}}),
+    );
+    let v = first_answer_behind_a_full_house(&[CANCEL_FIRST.to_owned(), echo]).await;
+    assert_eq!(v["id"], 9_999, "{v}");
+    assert_eq!(v["result"]["content"][0]["text"], "behind");
 }
 
 /// A request that waits for room (`MAX_IN_FLIGHT` run) does not stop the
@@ -458,42 +465,14 @@ async fn a_cancellation_is_read_while_too_many_requests_run() {
 /// the waiting one then runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancellation_behind_a_waiting_request_is_read() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    const MAX: usize = mcp_runtime::transport::stdio::MAX_IN_FLIGHT;
-    let (mut to_server, server_r) = tokio::io::duplex(1 << 20);
-    let (server_w, from_server) = tokio::io::duplex(1 << 20);
-    let server = Server::builder().build().unwrap();
-    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, server_r, server_w));
-    let mut all = String::new();
-    for id in 0..MAX {
-        all.push_str(&support::request(
-            id as i64,
-            "tools/call",
-            json!({"name": "until_cancelled", "arguments": {}}),
-        ));
-        all.push('\n');
-    }
-    all.push_str(&support::request(
+    let echo = support::request(
         9_998,
         "tools/call",
         json!({"name": "echo", "arguments": {"text": "ahead"}}),
-    ));
-    all.push('\n');
-    all.push_str(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#);
-    all.push('\n');
-    to_server.write_all(all.as_bytes()).await.unwrap();
-    let mut lines = tokio::io::BufReader::new(from_server).lines();
-    let answer = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
-        .expect("the waiting request answered within 10 s")
-        .unwrap()
-        .unwrap();
-    let v: Value = serde_json::from_str(&answer).unwrap();
+    );
+    let v = first_answer_behind_a_full_house(&[echo, CANCEL_FIRST.to_owned()]).await;
     assert_eq!(v["id"], 9_998, "{v}");
     assert_eq!(v["result"]["content"][0]["text"], "ahead");
-    drop(to_server);
-    drop(lines);
-    serving.abort();
 }
 
 /// A client that writes without reading the answers is read until

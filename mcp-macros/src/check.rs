@@ -42,13 +42,46 @@ fn last_ident(ty: &Type) -> Option<&syn::Ident> {
 fn arguments(cx: &Ctxt, params: &[Param], m: &str) {
     for p in params.iter().filter(|p| !matches!(p.kind, ParamKind::Extractor)) {
         match &p.ty {
-            Type::Reference(r) => cx.error_spanned_by(
-                r,
-                format!("{m} arguments must be owned types (for example `String`, not `&str`)"),
-            ),
             Type::ImplTrait(i) => cx.error(i.span(), format!("{m} arguments cannot be `impl Trait`")),
-            _ => {}
+            ty => {
+                let owned = format!("{m} arguments must be owned types (for example `String`, not `&str`)");
+                match borrowed(ty) {
+                    Some(Borrow::Reference(r)) => cx.error_spanned_by(r, owned),
+                    Some(Borrow::Lifetime(l)) => cx.error_spanned_by(l, owned),
+                    None => {}
+                }
+            }
         }
+    }
+}
+
+/// What borrows in a type.
+enum Borrow<'a> {
+    Reference(&'a syn::TypeReference),
+    Lifetime(&'a syn::Lifetime),
+}
+
+/// Where a type borrows, at its top or inside it (`Option<&str>`,
+/// `Vec<&str>`, `Cow<'_, str>`): a reference, or a lifetime other than
+/// `'static`. An argument is decoded from the request into a value the
+/// handler owns, so it cannot borrow.
+fn borrowed(ty: &Type) -> Option<Borrow<'_>> {
+    match ty {
+        Type::Reference(r) => Some(Borrow::Reference(r)),
+        Type::Path(p) => p.path.segments.iter().find_map(|segment| match &segment.arguments {
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|arg| match arg {
+                syn::GenericArgument::Type(t) => borrowed(t),
+                syn::GenericArgument::Lifetime(l) if l.ident != "static" => Some(Borrow::Lifetime(l)),
+                _ => None,
+            }),
+            _ => None,
+        }),
+        Type::Tuple(t) => t.elems.iter().find_map(borrowed),
+        Type::Array(a) => borrowed(&a.elem),
+        Type::Slice(s) => borrowed(&s.elem),
+        Type::Paren(p) => borrowed(&p.elem),
+        Type::Group(g) => borrowed(&g.elem),
+        _ => None,
     }
 }
 

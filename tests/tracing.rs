@@ -64,14 +64,21 @@ async fn call(server: &Server, params: serde_json::Value) -> serde_json::Value {
     serde_json::from_slice(&reply.body).unwrap()
 }
 
-#[test]
-fn a_request_span_carries_the_conventions_attributes_and_its_outcome() {
+/// The spans recorded, the subscriber that records them, and a runtime to
+/// run requests on under it.
+fn recording() -> (Spans, impl tracing::Subscriber + Send + Sync, tokio::runtime::Runtime) {
     let spans: Spans = Arc::default();
     let subscriber = tracing_subscriber::registry().with(Recorder(spans.clone()));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
+    (spans, subscriber, runtime)
+}
+
+#[test]
+fn a_request_span_carries_the_conventions_attributes_and_its_outcome() {
+    let (spans, subscriber, runtime) = recording();
     let server = Server::builder().build().unwrap();
     let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     tracing::subscriber::with_default(subscriber, || {
@@ -122,12 +129,7 @@ fn a_request_span_names_the_http_version_it_came_over() {
     use http_body_util::Full;
     use hyper::body::Bytes;
     use mcp_runtime::transport::http::McpService;
-    let spans: Spans = Arc::default();
-    let subscriber = tracing_subscriber::registry().with(Recorder(spans.clone()));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let (spans, subscriber, runtime) = recording();
     let mut service = McpService::new(Server::builder().build().unwrap());
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
         "name": "traced_hello", "arguments": {"name": "Ada"}, "_meta": {

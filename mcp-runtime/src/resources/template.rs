@@ -81,11 +81,16 @@ impl UriTemplate {
                 .strip_prefix(lit.as_str())
                 .is_some_and(|rest| self.match_from(i + 1, rest, bound, steps)),
             Some(Part::Var { name, reserved }) => {
-                let ends: Vec<usize> = match self.parts.get(i + 1) {
-                    Some(Part::Literal(next)) => rest.match_indices(next.as_str()).map(|(at, _)| at).collect(),
-                    _ => vec![rest.len()],
+                // Where the value may end: before each occurrence of the next
+                // literal, or at the end when none follows.
+                let next = match self.parts.get(i + 1) {
+                    Some(Part::Literal(next)) => Some(next.as_str()),
+                    _ => None,
                 };
-                for end in ends {
+                let at_literal = next
+                    .into_iter()
+                    .flat_map(|next| rest.match_indices(next).map(|(at, _)| at));
+                for end in at_literal.chain(next.is_none().then_some(rest.len())) {
                     if *steps == 0 {
                         return false;
                     }
@@ -125,12 +130,13 @@ fn decode_value(raw: &str, reserved: bool) -> Option<String> {
         let escapes = value.contains(['/', '\\']) || value == "." || value == "..";
         return (!escapes).then_some(value);
     }
-    // A relative path: its segments are names, the first no drive.
-    let mut segments = value.split(['/', '\\']);
-    let first = segments.next().unwrap_or_default();
-    let drive = first.len() >= 2 && first.as_bytes().get(1) == Some(&b':');
-    let relative = !drive && !first.is_empty() && segments.all(|seg| !seg.is_empty() && seg != "." && seg != "..");
-    (relative && first != "." && first != "..").then_some(value)
+    // A relative path: every segment a name, the first no drive (`C:`).
+    let drive = value.as_bytes().get(1) == Some(&b':');
+    let relative = !drive
+        && value
+            .split(['/', '\\'])
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+    relative.then_some(value)
 }
 
 /// Decodes `%XX` escapes; `None` for a malformed escape or invalid UTF-8.

@@ -13,7 +13,9 @@ use serde_json::Value;
 /// The `format` values JSON Schema 2020-12 defines. schemars also writes
 /// `int32`, `uint8`, `double`... which strict validators (Ajv in strict
 /// mode, used by several hosts) reject as unknown: those are removed, the
-/// numeric bounds schemars writes beside them stay.
+/// numeric bounds schemars writes beside them stay, and a 32-bit integer's
+/// bounds, which schemars leaves to the format, are written in its place
+/// (see [`bounds_of`]).
 const STANDARD_FORMATS: &[&str] = &[
     "date-time",
     "date",
@@ -36,14 +38,37 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
+/// The range a non-standard integer `format` stands for, when schemars does
+/// not write it as `minimum`/`maximum` itself: the 32-bit ones (and the
+/// pointer-sized ones on a 32-bit target). Without it a client sees a bare
+/// `integer` and learns the range only from the refusal. The 64-bit bounds are
+/// left out: most clients read JSON numbers as doubles, where `2^63 - 1`
+/// becomes `2^63`, a bound that would admit a value the server refuses.
+fn bounds_of(format: &str) -> Option<(i64, i64)> {
+    match format {
+        "int32" => Some((i32::MIN.into(), i32::MAX.into())),
+        "uint32" => Some((0, u32::MAX.into())),
+        #[cfg(target_pointer_width = "32")]
+        "int" => Some((i32::MIN.into(), i32::MAX.into())),
+        #[cfg(target_pointer_width = "32")]
+        "uint" => Some((0, u32::MAX.into())),
+        _ => None,
+    }
+}
+
 fn strip_formats(value: &mut Value) {
     match value {
         Value::Object(map) => {
-            if map
+            let unknown = map
                 .get("format")
                 .and_then(Value::as_str)
-                .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
-            {
+                .filter(|f| !STANDARD_FORMATS.contains(f))
+                .map(bounds_of);
+            if let Some(bounds) = unknown {
+                if let Some((min, max)) = bounds {
+                    map.entry("minimum").or_insert(min.into());
+                    map.entry("maximum").or_insert(max.into());
+                }
                 map.remove("format");
             }
             map.values_mut().for_each(strip_formats);

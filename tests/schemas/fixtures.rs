@@ -579,7 +579,7 @@ pub(crate) fn tree_schema() -> Value {
         "type": "object",
         "description": "A tree of integers.",
         "properties": {
-            "value": {"type": "integer"},
+            "value": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
             "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}
         },
         "required": ["value", "children"]

@@ -18,7 +18,7 @@ fn json_struct_output() {
 fn json_vec_output_has_an_array_root() {
     assert_eq!(
         output::<out_vec>(),
-        Some(json!({"type": "array", "items": {"type": "integer", "minimum": 0}}))
+        Some(json!({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}}))
     );
     assert_eq!(
         output::<out_defs>(),
@@ -78,7 +78,7 @@ fn other_json_outputs() {
             "type": "object",
             "description": "A tree of integers.",
             "properties": {
-                "value": {"type": "integer"},
+                "value": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
                 "children": {"type": "array", "items": {"$ref": "#"}}
             },
             "required": ["value", "children"]
@@ -94,7 +94,7 @@ fn other_json_outputs() {
         Some(json!({
             "type": "object",
             "description": "Body text.",
-            "properties": {"a": {"type": "integer"}},
+            "properties": {"a": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
             "required": ["a"]
         }))
     );

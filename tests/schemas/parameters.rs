@@ -43,13 +43,13 @@ fn scalar_types() {
                 "b": {"type": "boolean"},
                 "i_8": {"type": "integer", "minimum": -128, "maximum": 127},
                 "i_16": {"type": "integer", "minimum": -32768, "maximum": 32767},
-                "i_32": {"type": "integer"},
+                "i_32": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
                 "i_64": {"type": "integer"},
                 "i_128": {"type": "integer"},
                 "i_size": {"type": "integer"},
                 "u_8": {"type": "integer", "minimum": 0, "maximum": 255},
                 "u_16": {"type": "integer", "minimum": 0, "maximum": 65535},
-                "u_32": {"type": "integer", "minimum": 0},
+                "u_32": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
                 "u_64": {"type": "integer", "minimum": 0},
                 "u_128": {"type": "integer", "minimum": 0},
                 "u_size": {"type": "integer", "minimum": 0},
@@ -106,7 +106,7 @@ fn option_parameters_are_nullable_and_not_required() {
             "additionalProperties": false,
             "properties": {
                 "required": {"type": "string"},
-                "maybe": {"type": ["integer", "null"]},
+                "maybe": {"type": ["integer", "null"], "minimum": -2147483648, "maximum": 2147483647},
                 "maybe_text": {"type": ["string", "null"]}
             },
             "required": ["required"]
@@ -129,7 +129,7 @@ fn serde_default_parameters_are_not_required_and_carry_their_default() {
             "type": "object",
             "additionalProperties": false,
             "properties": {
-                "count": {"type": "integer", "minimum": 0, "default": 0},
+                "count": {"type": "integer", "minimum": 0, "maximum": 4294967295u32, "default": 0},
                 "greeting": {"type": "string", "default": "hello"},
                 "flags": {"type": "array", "items": {"type": "string"}, "default": []},
                 "opt_default": {"type": ["boolean", "null"], "default": null}

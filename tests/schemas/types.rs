@@ -101,8 +101,8 @@ fn data_carrying_enums() {
                             "type": "object",
                             "properties": {
                                 "kind": {"type": "string", "const": "move"},
-                                "x": {"type": "integer"},
-                                "y": {"type": "integer"}
+                                "x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
+                                "y": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}
                             },
                             "required": ["kind", "x", "y"]
                         },
@@ -210,13 +210,13 @@ fn collections_vec_maps_sets_tuples_arrays() {
                 "points": {"type": "array", "items": point_schema()},
                 "counts": {
                     "type": "object",
-                    "additionalProperties": {"type": "integer", "minimum": 0}
+                    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 4294967295u32}
                 },
                 "places": {"type": "object", "additionalProperties": point_schema()},
                 "unique": {"type": "array", "uniqueItems": true, "items": {"type": "integer"}},
                 "pair": {
                     "type": "array",
-                    "prefixItems": [{"type": "integer"}, {"type": "string"}],
+                    "prefixItems": [{"type": "integer", "minimum": -2147483648, "maximum": 2147483647}, {"type": "string"}],
                     "minItems": 2,
                     "maxItems": 2
                 },
@@ -458,7 +458,7 @@ fn explicit_titles_survive_below_the_root() {
                     "type": "object",
                     "title": "Explicit Title",
                     "description": "Body text.",
-                    "properties": {"a": {"type": "integer"}},
+                    "properties": {"a": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
                     "required": ["a"]
                 }
             },
@@ -475,7 +475,7 @@ fn an_arguments_parameter_is_the_whole_object() {
         json!({
             "type": "object",
             "additionalProperties": false,
-            "properties": {"x": {"type": "integer"}, "other": {"type": "string"}},
+            "properties": {"x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}, "other": {"type": "string"}},
             "required": ["x", "other"]
         })
     );

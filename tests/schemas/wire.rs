@@ -132,6 +132,51 @@ async fn schema_verdicts_match_the_runtime_decoder() {
             },
             false,
         ),
+        // A 32-bit integer's range is in its schema, so the client knows it.
+        (
+            "scalars",
+            input::<scalars>(),
+            {
+                let mut a = scalar_args();
+                a["i_32"] = json!(2_147_483_648i64);
+                a
+            },
+            false,
+        ),
+        (
+            "scalars",
+            input::<scalars>(),
+            {
+                let mut a = scalar_args();
+                a["u_32"] = json!(-1);
+                a
+            },
+            false,
+        ),
+        // A whole number written with a fraction or an exponent is an
+        // integer to JSON Schema, and to the server.
+        (
+            "scalars",
+            input::<scalars>(),
+            {
+                let mut a = scalar_args();
+                a["i_32"] = json!(2.0);
+                a["u_8"] = serde_json::from_str::<Value>("2.55e2").unwrap();
+                a["u_64"] = json!(1e19);
+                a
+            },
+            true,
+        ),
+        (
+            "scalars",
+            input::<scalars>(),
+            {
+                let mut a = scalar_args();
+                a["u_8"] = json!(256.0);
+                a
+            },
+            false,
+        ),
         ("optional", input::<optional>(), json!({"required": "r"}), true),
         (
             "optional",

@@ -4,7 +4,7 @@
 use crate::protocol::CallToolResult;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// What the decoder knows of one parameter, for precise error messages.
 #[derive(Debug, Clone, Copy)]
@@ -32,15 +32,60 @@ pub fn decode_arguments<T: DeserializeOwned>(
     specs: &[ArgSpec],
 ) -> Result<T, Box<CallToolResult>> {
     let text = raw.map(RawValue::get).unwrap_or("{}");
-    match serde_json::from_str::<T>(text) {
-        Ok(v) => Ok(v),
-        Err(e) => Err(Box::new(super::output::error_result(explain(tool, text, specs, e)))),
+    let first = match serde_json::from_str::<T>(text) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    // JSON Schema counts `2.0` as an integer, serde does not: a value the
+    // schema admits is decoded again with its whole numbers written as such.
+    if let Some(Ok(v)) = whole_numbers(text).map(serde_json::from_value::<T>) {
+        return Ok(v);
+    }
+    Err(Box::new(super::output::error_result(explain(tool, text, specs, first))))
+}
+
+/// `text` parsed, with every number written with a fraction or an exponent
+/// whose value is a whole number within `i64`/`u64` written as an integer;
+/// `None` when there is none (or `text` is not JSON).
+fn whole_numbers(text: &str) -> Option<Value> {
+    fn visit(value: &mut Value) -> bool {
+        match value {
+            Value::Number(n) if n.is_f64() => match n.as_f64().and_then(as_integer) {
+                Some(whole) => {
+                    *value = whole;
+                    true
+                }
+                None => false,
+            },
+            Value::Array(items) => items.iter_mut().fold(false, |any, v| visit(v) | any),
+            Value::Object(map) => map.values_mut().fold(false, |any, v| visit(v) | any),
+            _ => false,
+        }
+    }
+    let mut value = serde_json::from_str::<Value>(text).ok()?;
+    visit(&mut value).then_some(value)
+}
+
+/// A whole `f64` as a JSON integer, when `i64` or `u64` holds it exactly.
+fn as_integer(n: f64) -> Option<Value> {
+    // 2^63 and 2^64 are exact as doubles; the casts below are in range.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    if n.fract() != 0.0 || !n.is_finite() {
+        None
+    } else if (-TWO_63..TWO_63).contains(&n) {
+        Some(Value::from(n as i64))
+    } else if (0.0..TWO_64).contains(&n) {
+        Some(Value::from(n as u64))
+    } else {
+        None
     }
 }
 
 fn explain(tool: &str, text: &str, specs: &[ArgSpec], fallback: serde_json::Error) -> String {
     let prefix = format!("Invalid arguments for tool `{tool}`");
-    let Ok(mut given) = serde_json::from_str::<Map<String, Value>>(text) else {
+    let given = whole_numbers(text).map_or_else(|| serde_json::from_str(text), Ok);
+    let Ok(Value::Object(mut given)) = given else {
         return format!("{prefix}: arguments must be a JSON object");
     };
     for spec in specs {
@@ -66,4 +111,32 @@ fn explain(tool: &str, text: &str, specs: &[ArgSpec], fallback: serde_json::Erro
         };
     }
     format!("{prefix}: {fallback}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{as_integer, whole_numbers};
+    use serde_json::json;
+
+    #[test]
+    fn whole_numbers_become_integers_within_64_bits() {
+        assert_eq!(as_integer(2.0), Some(json!(2)));
+        assert_eq!(as_integer(-0.0), Some(json!(0)));
+        assert_eq!(as_integer(-9_223_372_036_854_775_808.0), Some(json!(i64::MIN)));
+        assert_eq!(as_integer(9_223_372_036_854_775_808.0), Some(json!(1u64 << 63)));
+        assert_eq!(as_integer(18_446_744_073_709_551_616.0), None);
+        assert_eq!(as_integer(-9_223_372_036_854_777_856.0), None);
+        assert_eq!(as_integer(2.5), None);
+        assert_eq!(as_integer(f64::INFINITY), None);
+    }
+
+    #[test]
+    fn only_a_text_with_a_whole_float_is_rewritten() {
+        assert_eq!(
+            whole_numbers(r#"{"a":[1.0,2.5],"b":{"c":3e2},"d":4}"#),
+            Some(json!({"a": [1, 2.5], "b": {"c": 300}, "d": 4}))
+        );
+        assert_eq!(whole_numbers(r#"{"a":1,"b":2.5}"#), None);
+        assert_eq!(whole_numbers("not json"), None);
+    }
 }

@@ -54,6 +54,10 @@ fn run<M>(
 /// }
 /// ```
 ///
+/// The description is the doc comment unless `description` is given; a doc
+/// attribute may be an expression (`#[doc = include_str!("search.md")]`),
+/// joined with the comment's lines where the tool is compiled.
+///
 /// Attribute keys: `name`, `title`, `description` (strings); the hints
 /// `read_only`, `destructive`, `idempotent`, `open_world` (a flag or
 /// `= bool`); `keep_defs` (keep `$defs`/`$ref` in the schemas instead of

@@ -26,6 +26,13 @@ pub use serde;
 pub use serde_json;
 pub use serde_json::value::RawValue;
 
+/// A description joined by `concat!` from doc attributes, one of them an
+/// expression (`#[doc = include_str!("tool.md")]`): without the blank lines
+/// and spaces at its ends, as a description of doc comments is.
+pub const fn trim_doc(text: &'static str) -> &'static str {
+    text.trim_ascii()
+}
+
 /// Wraps a finished outcome as a tool future.
 pub fn ready(outcome: Result<Outcome<CallToolResult>, crate::error::McpError>) -> ToolFuture {
     Box::pin(std::future::ready(outcome))

@@ -217,6 +217,26 @@ pub(crate) fn documented(
     String::new()
 }
 
+/// Greets from a file.
+#[doc = include_str!("included_doc.md")]
+/// A line after the file.
+#[tool]
+pub(crate) fn included_docs(
+    /// Who to greet.
+    #[doc = include_str!("included_doc.md")]
+    name: String,
+) -> String {
+    name
+}
+
+/// Only a file.
+#[doc = ""]
+#[tool(description = "The attribute wins over the file.")]
+#[doc = include_str!("included_doc.md")]
+pub(crate) fn included_docs_overridden() -> String {
+    String::new()
+}
+
 /// The doc comment, overridden by the attribute.
 #[tool(
     name = "renamed.tool-1_x",
@@ -467,6 +487,8 @@ pub(crate) fn all_tools() -> Vec<(Tool, bool)> {
         (tool::<optional>(), false),
         (tool::<defaults>(), false),
         (tool::<documented>(), false),
+        (tool::<included_docs>(), false),
+        (tool::<included_docs_overridden>(), false),
         (tool::<overridden>(), false),
         (tool::<titled_only>(), false),
         (tool::<hinted>(), false),

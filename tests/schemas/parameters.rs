@@ -174,6 +174,24 @@ fn doc_comments_become_descriptions() {
 }
 
 #[test]
+fn a_doc_attribute_of_an_expression_is_part_of_the_description() {
+    let t = tool::<included_docs>();
+    assert_eq!(
+        t.description.as_deref(),
+        Some(
+            "Greets from a file.\n\nThe rest of the description lives in a file,\nkept beside the code.\n\n\n\
+             A line after the file."
+        )
+    );
+    assert_eq!(
+        t.input_schema["properties"]["name"]["description"],
+        json!("Who to greet.\n\nThe rest of the description lives in a file,\nkept beside the code.")
+    );
+    let t = tool::<included_docs_overridden>();
+    assert_eq!(t.description.as_deref(), Some("The attribute wins over the file."));
+}
+
+#[test]
 fn attribute_overrides_name_title_and_description() {
     let t = tool::<overridden>();
     assert_eq!(t.name, "renamed.tool-1_x");

@@ -127,7 +127,11 @@ pub fn resource(r: &Resource) -> TokenStream {
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
     let (uri, name, is_template, ttl_ms) = (&r.uri, &r.name, r.is_template, r.ttl_ms);
-    let (title, description, mime) = (opt_str(&r.title), opt_str(&r.description), opt_str(&r.mime_type));
+    let (title, description, mime) = (
+        opt_str(&r.title),
+        crate::docs::Doc::tokens(&r.description),
+        opt_str(&r.mime_type),
+    );
     let scope = if r.public { quote!(Public) } else { quote!(Private) };
     let checks = checks(&r.params);
     let ready = quote!(::mcp_runtime::__private::ready_resource);
@@ -218,7 +222,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
     let (ident, vis) = (&func.sig.ident, &func.vis);
     let fn_name = ident.to_string();
     let name = &p.name;
-    let (title, description) = (opt_str(&p.title), opt_str(&p.description));
+    let (title, description) = (opt_str(&p.title), crate::docs::Doc::tokens(&p.description));
     let checks = checks(&p.params);
     let ready = quote!(::mcp_runtime::__private::ready_prompt);
     let extract = extractors(&p.params, &ready);
@@ -229,7 +233,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
     for param in &p.params {
         if let ParamKind::Argument { wire, attrs, .. } = &param.kind {
             let (ident, ty) = (&param.ident, &param.ty);
-            let doc = opt_str(&crate::docs::collect(attrs));
+            let doc = crate::docs::Doc::tokens(&crate::docs::collect(attrs));
             let required = !is_option(ty);
             args.push(quote! {
                 ::mcp_runtime::__private::PromptArgDef { name: #wire, description: #doc, required: #required }

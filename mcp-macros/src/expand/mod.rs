@@ -81,7 +81,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
     let name = &tool.name;
     let fn_name = fn_ident.to_string();
     let title = opt_str(&tool.title);
-    let description = opt_str(&tool.description);
+    let description = crate::docs::Doc::tokens(&tool.description);
     let (ro, de, id, ow) = (
         opt_bool(tool.attr.read_only),
         opt_bool(tool.attr.destructive),

@@ -12,7 +12,7 @@ pub struct Prompt {
     /// Where the name was written.
     pub name_span: Span,
     pub title: Option<String>,
-    pub description: Option<String>,
+    pub description: Option<crate::docs::Doc>,
     pub params: Vec<Param>,
     pub output: Type,
     pub is_async: bool,
@@ -39,7 +39,10 @@ impl Prompt {
             name,
             name_span,
             title: attr.title,
-            description: attr.description.or_else(|| crate::docs::collect(&func.attrs)),
+            description: attr
+                .description
+                .map(crate::docs::Doc::Text)
+                .or_else(|| crate::docs::collect(&func.attrs)),
             is_async: func.sig.asyncness.is_some(),
             params,
             output,

@@ -19,7 +19,7 @@ pub struct Resource {
     pub attr_span: Span,
     pub name: String,
     pub title: Option<String>,
-    pub description: Option<String>,
+    pub description: Option<crate::docs::Doc>,
     pub mime_type: Option<String>,
     pub ttl_ms: u64,
     pub public: bool,
@@ -49,7 +49,11 @@ impl Resource {
                 .name
                 .clone()
                 .unwrap_or_else(|| func.sig.ident.to_string().trim_start_matches("r#").to_owned()),
-            description: attr.description.clone().or_else(|| crate::docs::collect(&func.attrs)),
+            description: attr
+                .description
+                .clone()
+                .map(crate::docs::Doc::Text)
+                .or_else(|| crate::docs::collect(&func.attrs)),
             title: attr.title.clone(),
             // An app's HTML is served as the app MIME type.
             mime_type: match &attr.app {

@@ -13,7 +13,7 @@ pub struct Tool {
     /// Where the name was written (the attribute's literal, or the function's name).
     pub name_span: Span,
     pub title: Option<String>,
-    pub description: Option<String>,
+    pub description: Option<crate::docs::Doc>,
     pub attr: ToolAttr,
     pub params: Vec<Param>,
     pub output: Type,
@@ -33,7 +33,11 @@ impl Tool {
         };
         let params = params(cx, &mut func, ParamRules::TOOL);
         let output = output(&func);
-        let description = attr.description.clone().or_else(|| crate::docs::collect(&func.attrs));
+        let description = attr
+            .description
+            .clone()
+            .map(crate::docs::Doc::Text)
+            .or_else(|| crate::docs::collect(&func.attrs));
         Tool {
             is_async: func.sig.asyncness.is_some(),
             title: attr.title.clone(),

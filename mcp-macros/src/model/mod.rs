@@ -167,7 +167,7 @@ pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
     let mut carried = Vec::new();
     let mut marked_extract = None;
     let mut marked_arg = None;
-    let mut whole = false;
+    let mut whole = None;
     let mut complete = None;
     for attr in std::mem::take(&mut typed.attrs) {
         let path = attr.path();
@@ -176,7 +176,7 @@ pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
         } else if path.is_ident("arg") {
             marked_arg = Some(attr.span());
         } else if rules.schema_attrs && path.is_ident("arguments") {
-            whole = true;
+            whole = Some(attr);
         } else if path.is_ident("doc") || (rules.schema_attrs && (path.is_ident("serde") || path.is_ident("schemars")))
         {
             carried.push(attr);
@@ -205,6 +205,29 @@ pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
     if let (Some(span), Some(_)) = (marked_arg, marked_extract) {
         cx.error(span, "a parameter is either #[arg] or #[extract], not both");
     }
+    if let Some(marker) = whole {
+        // The whole object's schema and decoding are its type's: an attribute
+        // meant for one argument would be dropped without a word.
+        if marked_arg.is_some() || marked_extract.is_some() {
+            cx.error_spanned_by(
+                &marker,
+                "#[arguments] takes the whole arguments object: it is not also #[arg] or #[extract]",
+            );
+        }
+        if let Some(attr) = carried.iter().find(|a| !a.path().is_ident("doc")) {
+            cx.error_spanned_by(
+                attr,
+                "an #[arguments] parameter takes its schema and decoding from its type: put #[serde] and \
+                 #[schemars] attributes on the type and its fields",
+            );
+        }
+        return Some(Param {
+            ident,
+            ty,
+            kind: ParamKind::Whole,
+            complete: None,
+        });
+    }
     if marked_extract.is_some() || (marked_arg.is_none() && is_extractor_type(&ty)) {
         if let Some(attr) = carried.iter().find(|a| !a.path().is_ident("doc")) {
             cx.error(
@@ -216,14 +239,6 @@ pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
             ident,
             ty,
             kind: ParamKind::Extractor,
-            complete: None,
-        });
-    }
-    if whole {
-        return Some(Param {
-            ident,
-            ty,
-            kind: ParamKind::Whole,
             complete: None,
         });
     }

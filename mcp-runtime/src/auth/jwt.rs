@@ -371,7 +371,41 @@ pub(crate) fn access_token(claims: Map<String, Value>) -> AccessToken {
         scopes,
         audience: strings(claims.get("aud"), false),
         issuer: text("iss"),
-        expires_at: claims.get("exp").and_then(Value::as_u64),
+        expires_at: claims.get("exp").and_then(numeric_date),
         claims,
+    }
+}
+
+/// A NumericDate (RFC 7519 section 2): seconds, which may have a fraction.
+/// A fractional `exp` is taken down to its second: as `None` it would
+/// outlive the token, in the cache and on every stream it opened.
+fn numeric_date(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        let seconds = value.as_f64()?.floor();
+        // Saturating casts: a negative date is long past, a huge one far off.
+        (seconds.is_finite()).then_some(seconds as u64)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::access_token;
+    use serde_json::json;
+
+    fn expiry(claims: serde_json::Value) -> Option<u64> {
+        let serde_json::Value::Object(map) = claims else {
+            return None;
+        };
+        access_token(map).expires_at
+    }
+
+    #[test]
+    fn an_expiry_with_a_fraction_is_an_expiry() {
+        assert_eq!(expiry(json!({"exp": 1_750_000_000})), Some(1_750_000_000));
+        assert_eq!(expiry(json!({"exp": 1_750_000_000.9})), Some(1_750_000_000));
+        assert_eq!(expiry(json!({"exp": -5.5})), Some(0));
+        assert_eq!(expiry(json!({"exp": 1e300})), Some(u64::MAX));
+        assert_eq!(expiry(json!({"exp": "soon"})), None);
+        assert_eq!(expiry(json!({})), None);
     }
 }

@@ -35,7 +35,9 @@
 #   mcp-opaque / mcp-opaque-secret   client_credentials, opaque access tokens
 #   mcp-server / mcp-server-secret   resource server: may introspect and revoke any token
 # A token request names its audience with resource=http://127.0.0.1:PORT/... (or localhost);
-# tokens live 600 s. Endpoints: see /.well-known/oauth-authorization-server.
+# tokens live 600 s. Endpoints: see /.well-known/oauth-authorization-server. With
+# MCP_AUTH_NO_JWKS=1 in `up`'s environment the metadata leaves out jwks_uri (a server whose
+# tokens are only introspected).
 #
 # First use installs oidc-provider and, on Linux x64/arm64, Node 22 (npm package
 # node-linux-<arch>; oidc-provider 9 needs Node >= 22) from the npm registry into

@@ -557,3 +557,99 @@ async fn a_binary_started_before_its_authorization_server_waits_for_it() {
     );
     assert_eq!(list_status(&resource, "forged").await, 401);
 }
+
+/// `MCP_AUTH_ISSUER` with a trailing slash the authorization server's issuer
+/// lacks: discovery finds it, and the protected resource metadata names the
+/// issuer as the server declares it (RFC 8414 compares issuers exactly: a
+/// client given the other spelling refuses the server's metadata).
+#[tokio::test]
+async fn the_resource_metadata_names_the_issuer_as_its_server_declares_it() {
+    let Some(auth) = AuthServer::start_as("slash", None) else {
+        return;
+    };
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let _server = support::Killed(
+        Command::new(support::example_binary("everything"))
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("MCP_AUTH_ISSUER", format!("{}/", auth.issuer))
+            .env("MCP_AUTH_RESOURCE", &resource)
+            .env_remove("MCP_REDIS_URL")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the example starts"),
+    );
+    let started = std::time::Instant::now();
+    while get(&format!("{base}/readyz")).await.0 != 200 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the binary is not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = get(&format!("{base}/.well-known/oauth-protected-resource/mcp")).await;
+    assert_eq!(status, 200, "{body}");
+    let metadata: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(metadata["authorization_servers"], json!([auth.issuer]), "{body}");
+    let token = auth.token("mcp-client", &resource, "tickets:read").await;
+    assert_eq!(list_status(&resource, &token).await, 200);
+}
+
+/// An authorization server whose metadata publishes no keys: with the
+/// introspection credentials every token is introspected; without them the
+/// binary refuses to start (exit 2). Both used to wait for keys that never
+/// come (503 to every protected request, `/readyz` waiting for good).
+#[tokio::test]
+async fn an_authorization_server_without_keys_is_used_by_introspection() {
+    if !npm_found() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("mcp-auth-test-{}-nokeys", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_text = dir.to_string_lossy().into_owned();
+    let issuer = run_with(&["up", &dir_text], &[("MCP_AUTH_NO_JWKS", "1")]);
+    let auth = AuthServer { dir, issuer };
+    let (_, meta) = get(&format!("{}/.well-known/oauth-authorization-server", auth.issuer)).await;
+    assert!(!meta.contains("jwks_uri"), "{meta}");
+
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let binary = |credentials: bool| {
+        let mut command = Command::new(support::example_binary("everything"));
+        command
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("MCP_AUTH_ISSUER", &auth.issuer)
+            .env("MCP_AUTH_RESOURCE", &resource)
+            .env_remove("MCP_REDIS_URL")
+            .env_remove("MCP_AUTH_CLIENT_ID")
+            .env_remove("MCP_AUTH_CLIENT_SECRET")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        if credentials {
+            command
+                .env("MCP_AUTH_CLIENT_ID", "mcp-server")
+                .env("MCP_AUTH_CLIENT_SECRET", "mcp-server-secret")
+                .stderr(std::process::Stdio::null());
+        }
+        command
+    };
+
+    let refused = binary(false).output().expect("the example runs");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("no jwks_uri"), "{said}");
+
+    let _server = support::Killed(binary(true).spawn().expect("the example starts"));
+    let started = std::time::Instant::now();
+    while get(&format!("{base}/readyz")).await.0 != 200 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the binary is not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let opaque = auth.token("mcp-opaque", &resource, "tickets:read").await;
+    assert_eq!(list_status(&resource, &opaque).await, 200, "an opaque token");
+    assert_eq!(list_status(&resource, "forged.not.ajwt").await, 401);
+    // This server refuses to introspect its JWTs (400 unsupported_token_type):
+    // the token is refused, the server is not "unavailable".
+    let jwt = auth.token("mcp-client", &resource, "tickets:read").await;
+    assert_eq!(list_status(&resource, &jwt).await, 401, "a JWT it cannot introspect");
+}

@@ -85,9 +85,26 @@ let handler = (req, res) => {
   res.statusCode = 503;
   res.end('starting\n');
 };
+// MCP_AUTH_NO_JWKS=1: the metadata documents leave out jwks_uri, as an authorization server
+// whose tokens can only be introspected publishes them (RFC 8414 makes it optional).
+const withoutKeys = process.env.MCP_AUTH_NO_JWKS === '1';
 const server = createServer((req, res) => {
   const started = Date.now();
   res.on('finish', () => log(req.method, req.url, res.statusCode, `${Date.now() - started}ms`));
+  if (withoutKeys && req.url.startsWith('/.well-known/')) {
+    const end = res.end.bind(res);
+    res.end = (chunk, ...rest) => {
+      try {
+        const doc = JSON.parse(chunk.toString());
+        delete doc.jwks_uri;
+        chunk = JSON.stringify(doc);
+        res.setHeader('content-length', Buffer.byteLength(chunk));
+      } catch {
+        // not a JSON document: sent as it is
+      }
+      return end(chunk, ...rest);
+    };
+  }
   handler(req, res);
 });
 server.on('error', (err) => {

@@ -250,6 +250,9 @@ impl IntrospectionVerifier {
             .send()
             .await
             .map_err(|e| Rejection::Unavailable(format!("{}: {e}", self.endpoint)))?;
+        if response.status() == reqwest::StatusCode::BAD_REQUEST {
+            return Err(refusal(&self.endpoint, response).await);
+        }
         let answer: Map<String, Value> = read_json(&self.endpoint, response).await?;
         if answer.get("active") != Some(&Value::Bool(true)) {
             return Err(Rejection::Inactive);
@@ -327,6 +330,32 @@ impl TokenVerifier for IntrospectionVerifier {
             self.cache.put(&key, &verified, verified.expires_at);
             Ok(verified)
         })
+    }
+}
+
+/// A 400 of the introspection endpoint. RFC 7662 answers a token it does
+/// not know `active: false`, but some servers refuse one they cannot
+/// introspect (`unsupported_token_type`: oidc-provider's answer for a JWT
+/// access token): that token is refused (401), where any other 400 is the
+/// server's or this configuration's trouble (503).
+async fn refusal(endpoint: &str, mut response: reqwest::Response) -> Rejection {
+    const LIMIT: usize = 4096;
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        body.extend_from_slice(&chunk);
+        if body.len() >= LIMIT {
+            break;
+        }
+    }
+    let error = serde_json::from_slice::<Map<String, Value>>(&body)
+        .ok()
+        .and_then(|m| m.get("error").and_then(Value::as_str).map(str::to_owned));
+    match error.as_deref() {
+        Some("unsupported_token_type") => Rejection::Malformed(
+            "the authorization server cannot introspect this token (unsupported_token_type)".into(),
+        ),
+        Some(other) => Rejection::Unavailable(format!("{endpoint}: HTTP 400 {}", super::clip(other))),
+        None => Rejection::Unavailable(format!("{endpoint}: HTTP 400")),
     }
 }
 

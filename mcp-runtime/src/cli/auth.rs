@@ -2,7 +2,8 @@
 //! `MCP_AUTH_ISSUER` (the authorization server's issuer URL) and
 //! `MCP_AUTH_RESOURCE` (this server's canonical URL, the audience its
 //! tokens carry); with `MCP_AUTH_CLIENT_ID` and `MCP_AUTH_CLIENT_SECRET`
-//! too, tokens that are not JWTs are introspected as that client; with
+//! too, tokens that are not JWTs (all tokens, when the authorization server
+//! publishes no keys) are introspected as that client; with
 //! `MCP_AUTH_CHALLENGE_SCOPES`, a 401 asks for those scopes rather than
 //! all the catalog declares.
 
@@ -58,13 +59,14 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
 #[cfg(feature = "auth")]
 mod verifiers {
     use super::{var, ISSUER_ENV};
-    use crate::auth::{IntrospectionVerifier, JwtVerifier, Rejection, TokenVerifier, VerifyFuture};
+    use crate::auth::{AuthServerMetadata, IntrospectionVerifier, JwtVerifier, Rejection, TokenVerifier, VerifyFuture};
     use std::net::IpAddr;
     use std::sync::{Arc, Mutex, OnceLock};
     use std::time::Duration;
 
-    /// JWTs checked by signature, other tokens by introspection.
-    pub(super) struct Either(JwtVerifier, Option<IntrospectionVerifier>);
+    /// JWTs checked by signature, other tokens by introspection; an
+    /// authorization server may offer either or both.
+    pub(super) struct Either(Option<JwtVerifier>, Option<IntrospectionVerifier>);
 
     impl TokenVerifier for Either {
         fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
@@ -72,27 +74,68 @@ mod verifiers {
         }
 
         fn verify_from<'a>(&'a self, token: &'a str, peer: Option<IpAddr>) -> VerifyFuture<'a> {
-            match &self.1 {
-                Some(introspect) if token.split('.').count() != 3 => introspect.verify_from(token, peer),
-                _ => self.0.verify_from(token, peer),
+            // A JWT is told by its JOSE header, not by its two dots: an
+            // opaque token may have dots too.
+            match (&self.0, &self.1) {
+                (Some(jwt), None) => jwt.verify_from(token, peer),
+                (Some(jwt), Some(_)) if jsonwebtoken::decode_header(token).is_ok() => jwt.verify_from(token, peer),
+                (_, Some(introspect)) => introspect.verify_from(token, peer),
+                (None, None) => Box::pin(std::future::ready(Err(Rejection::Unavailable(
+                    "no way to verify tokens".into(),
+                )))),
             }
         }
     }
 
-    /// The verifiers of `issuer`, found through its metadata.
-    pub(super) async fn discover(issuer: &str, resource: &str) -> Result<Either, String> {
-        let jwt = JwtVerifier::discover(issuer, resource)
-            .await
-            .map_err(|e| format!("{ISSUER_ENV}={issuer}: {e}"))?;
-        let introspect = match (var("MCP_AUTH_CLIENT_ID"), var("MCP_AUTH_CLIENT_SECRET")) {
-            (Some(id), Some(secret)) => Some(
+    /// Why [`discover`] found no verifier.
+    pub(super) enum Failure {
+        /// The authorization server could not be asked: waited out.
+        Unreachable(String),
+        /// It answered, but offers nothing this configuration can use: a
+        /// mistake, refused at start.
+        Unusable(String),
+    }
+
+    impl std::fmt::Display for Failure {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                Failure::Unreachable(why) | Failure::Unusable(why) => f.write_str(why),
+            }
+        }
+    }
+
+    /// The verifiers of `issuer`, found through its metadata, and the issuer
+    /// as its metadata writes it (the one clients must find: RFC 8414
+    /// compares issuers exactly, and `MCP_AUTH_ISSUER` may differ from it by
+    /// a trailing slash).
+    pub(super) async fn discover(issuer: &str, resource: &str) -> Result<(Either, String), Failure> {
+        let unreachable = |e: Rejection| Failure::Unreachable(format!("{ISSUER_ENV}={issuer}: {e}"));
+        let meta = AuthServerMetadata::discover(issuer).await.map_err(unreachable)?;
+        let credentials = var("MCP_AUTH_CLIENT_ID").zip(var("MCP_AUTH_CLIENT_SECRET"));
+        let jwt = match meta.jwks_uri {
+            Some(_) => Some(JwtVerifier::discover(issuer, resource).await.map_err(unreachable)?),
+            None => None,
+        };
+        let introspect = match credentials {
+            Some(_) if meta.introspection_endpoint.is_none() => {
+                return Err(Failure::Unusable(format!(
+                    "MCP_AUTH_CLIENT_ID is set, but the metadata of {issuer} has no introspection_endpoint"
+                )))
+            }
+            Some((id, secret)) => Some(
                 IntrospectionVerifier::discover(issuer, id, secret, resource)
                     .await
-                    .map_err(|e| format!("introspection at {issuer}: {e}"))?,
+                    .map_err(|e| Failure::Unreachable(format!("introspection at {issuer}: {e}")))?,
             ),
-            _ => None,
+            None if jwt.is_none() => {
+                return Err(Failure::Unusable(format!(
+                    "the metadata of {issuer} has no jwks_uri: its tokens can only be introspected; set \
+                     MCP_AUTH_CLIENT_ID and MCP_AUTH_CLIENT_SECRET"
+                )))
+            }
+            None => None,
         };
-        Ok(Either(jwt, introspect))
+        Ok((Either(jwt, introspect), meta.issuer))
     }
 
     /// The verifier of an authorization server that could not be reached at
@@ -145,7 +188,7 @@ mod verifiers {
                 tokio::time::sleep(wait).await;
                 tries = tries.saturating_add(1);
                 match discover(&issuer, &resource).await {
-                    Ok(found) => {
+                    Ok((found, _)) => {
                         let _ = shared.found.set(found);
                         tracing::info!(
                             "authorization server {issuer} reached after {tries} tries: protected requests are served"
@@ -160,7 +203,7 @@ mod verifiers {
                             wait.saturating_mul(2).min(LONGEST)
                         );
                         if let Ok(mut last) = shared.last_error.lock() {
-                            *last = e;
+                            *last = e.to_string();
                         }
                     }
                 }
@@ -175,8 +218,9 @@ mod verifiers {
 async fn protect(server: &Server, issuer: &str, resource: &str) -> Result<ResourceServer, String> {
     let scopes = server.declared_scopes();
     let protection = match verifiers::discover(issuer, resource).await {
-        Ok(found) => ResourceServer::new(resource, issuer, found),
-        Err(e) => {
+        Ok((found, declared)) => ResourceServer::new(resource, declared, found),
+        Err(verifiers::Failure::Unusable(why)) => return Err(why),
+        Err(verifiers::Failure::Unreachable(e)) => {
             tracing::warn!(
                 "authorization server {issuer} unreachable at start ({e}): serving anyway; protected requests \
                  get 503 and /readyz names it until a retry reaches it"

@@ -680,6 +680,13 @@ async fn status_notifications_on_subscriptions_listen() {
         json!([id]),
         "only known tasks: {ack}"
     );
+    // The task asked for input before the stream opened: the stream starts
+    // with it as it is now (a client that relies on the stream would not
+    // otherwise hear of the ask).
+    let now = stream.next().await;
+    assert_eq!(now["method"], "notifications/tasks", "{now}");
+    assert_eq!(now["params"]["status"], "input_required", "{now}");
+    assert!(now["params"]["inputRequests"]["a"].is_object(), "{now}");
     rpc(
         addr,
         2,
@@ -716,6 +723,42 @@ async fn status_notifications_on_subscriptions_listen() {
         last["params"]["result"]["content"][0]["text"],
         r#"Some("1") Some("2") Some("3")"#
     );
+}
+
+/// The stream starts with each task as it is now: one that ended before the
+/// stream opened is sent with its result (it will not change again).
+#[tokio::test]
+async fn a_stream_opened_after_the_task_ended_hears_how_it_ended() {
+    let (addr, _stop) = serve(Server::builder().build().unwrap()).await;
+    let ended = create(addr, "work", json!({"ms": 1, "label": "early"})).await;
+    until(addr, &ended, "completed").await;
+    let running = create(addr, "endless", json!({})).await;
+    let mut stream = http::open_stream(
+        addr,
+        7,
+        "subscriptions/listen",
+        None,
+        with_ext(json!({"notifications": {"taskIds": [running, ended]}})),
+    )
+    .await;
+    let ack = stream.next().await;
+    assert_eq!(
+        ack["params"]["notifications"]["taskIds"],
+        json!([running, ended]),
+        "{ack}"
+    );
+    let first = stream.next().await;
+    assert_eq!(first["params"]["taskId"], running.as_str(), "{first}");
+    assert_eq!(first["params"]["status"], "working", "{first}");
+    let now = stream.next().await;
+    assert_eq!(now["method"], "notifications/tasks", "{now}");
+    assert_eq!(now["params"]["taskId"], ended.as_str(), "{now}");
+    assert_eq!(now["params"]["status"], "completed", "{now}");
+    assert!(now["params"]["result"]["content"][0]["text"].is_string(), "{now}");
+    rpc(addr, 3, "tasks/cancel", with_ext(json!({"taskId": running}))).await;
+    let next = stream.next().await;
+    assert_eq!(next["params"]["taskId"], running.as_str(), "{next}");
+    assert_eq!(next["params"]["status"], "cancelled", "{next}");
 }
 
 #[tokio::test]

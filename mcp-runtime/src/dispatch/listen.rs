@@ -137,12 +137,16 @@ pub(crate) fn listen(
         let mut following: Option<tokio::task::JoinSet<()>> = None;
         #[cfg(feature = "client")]
         let mut relayed = Relayed::default();
+        // The followed tasks to send as they are now, after the acknowledgement.
+        let mut current = Vec::new();
         if !filter.task_ids.is_empty() {
             if !crate::tasks::declared(ctx.client_capabilities()) {
                 return Err(crate::tasks::extension_required());
             }
-            // Agreed to only for tasks the caller may see; what was seen of
-            // each is not sent again.
+            // Agreed to only for tasks the caller may see. Each is sent once
+            // as it is now, after the acknowledgement: a client that
+            // subscribes after its task ended (or asked for input) would
+            // otherwise hear nothing, ever.
             let mut agreed = Vec::new();
             for task_id in std::mem::take(&mut filter.task_ids).into_iter().take(MAX_TASK_IDS) {
                 if agreed.contains(&task_id) {
@@ -162,8 +166,9 @@ pub(crate) fn listen(
                     continue;
                 }
                 if let Ok(record) = super::tasks::find(server, &task_id, ctx.principal()).await {
+                    current.push((agreed.len(), record));
                     agreed.push(task_id);
-                    sent.push(record.version);
+                    sent.push(0);
                 }
             }
             filter.task_ids = agreed;
@@ -194,6 +199,14 @@ pub(crate) fn listen(
             .is_err()
         {
             return Err(McpError::internal("the response stream closed"));
+        }
+        for (at, record) in current {
+            if let Some(last) = sent.get_mut(at) {
+                *last = record.version;
+            }
+            if outbound.send(encode_task(&record.detailed(), &id)).is_err() {
+                return Err(McpError::internal("the response stream closed"));
+            }
         }
         filter.resource_subscriptions.retain(|uri| !hidden.contains(uri));
         let cancel = ctx.cancellation().clone();

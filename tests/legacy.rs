@@ -69,6 +69,20 @@ async fn legacy_long(task: Task) -> &'static str {
     "stopped"
 }
 
+static OUTLIVED_TOLD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Spawns work that waits to be told to stop, and never ends itself.
+#[tool(task)]
+async fn outlived(task: Task) -> &'static str {
+    let child = task.clone();
+    tokio::spawn(async move {
+        child.cancelled().await;
+        OUTLIVED_TOLD.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    std::future::pending::<()>().await;
+    "never"
+}
+
 static HELD_STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static HELD_STOPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -245,6 +259,29 @@ async fn task_tools_run_synchronously_for_a_legacy_session() {
 
 /// 2025-11-25's tasks: declared at `initialize`, tools listed with their
 /// `execution`, a call with `task` answered with its task, which
+/// A task whose time to live ends while it runs: a `tasks/result` waiting
+/// for it is answered (the task is gone: -32602) instead of waiting for
+/// good, and the work the handler spawned is told to stop.
+#[tokio::test]
+async fn a_task_that_expires_while_it_runs_ends_its_waiters_and_its_work() {
+    let mut c = Stdio::start();
+    c.send(&init_request(1, "2025-11-25")).await;
+    c.recv().await;
+    let call = json!({"name": "outlived", "arguments": {}, "task": {"ttl": 300}});
+    c.send(&legacy(2, "tools/call", call)).await;
+    let created = c.recv().await;
+    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    c.send(&legacy(3, "tasks/result", json!({"taskId": id}))).await;
+    let gone = c.recv().await;
+    assert_eq!(gone["id"], 3, "{gone}");
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while !OUTLIVED_TOLD.load(std::sync::atomic::Ordering::SeqCst) {
+        assert!(std::time::Instant::now() < deadline, "the spawned work was never told");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// `tasks/get` polls, `tasks/result` waits for (asking the task's questions
 /// on its stream, each naming the task), and `tasks/cancel` stops.
 #[tokio::test]

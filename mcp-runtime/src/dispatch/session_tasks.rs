@@ -83,11 +83,19 @@ async fn result(
             let answers = session.ask(&requests, outbound).await?;
             super::tasks::answer(server, &record, &answers).await?;
         } else {
+            // Until it changes, or its time to live ends (a store need not
+            // say when a record expires: then it is read as gone).
             let store = &server.inner.tasks.store;
-            store
-                .changed(&record.id, record.version)
-                .await
-                .map_err(|e| e.to_client())?;
+            let changed = store.changed(&record.id, record.version);
+            match record.expires_ms() {
+                Some(at) => {
+                    let left = at.saturating_sub(crate::tasks::time::now_ms());
+                    if let Ok(waited) = tokio::time::timeout(std::time::Duration::from_millis(left), changed).await {
+                        waited.map_err(|e| e.to_client())?;
+                    }
+                }
+                None => changed.await.map_err(|e| e.to_client())?,
+            }
         }
         record = super::tasks::find(server, &record.id, principal).await?;
     }

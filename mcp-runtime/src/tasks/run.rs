@@ -285,8 +285,12 @@ impl Runner {
                 Step::Changed => {
                     match store.get(&id).await {
                         Ok(Some(record)) => Some(record),
-                        // Expired or removed: nobody can see it any more.
-                        Ok(None) => return None,
+                        // Expired or removed: nobody can see it any more, and
+                        // what the handler spawned is told to stop.
+                        Ok(None) => {
+                            self.shared.cancel.cancel();
+                            return None;
+                        }
                         Err(e) => {
                             tracing::warn!(task = %id, "task store: {e}; retrying");
                             tokio::time::sleep(RETRY).await;
@@ -295,6 +299,9 @@ impl Runner {
                     }
                 }
                 Step::Expired => {
+                    // The handler is dropped with the runner; its token fires
+                    // first, for what it spawned.
+                    self.shared.cancel.cancel();
                     tracing::debug!(task = %id, "task expired while running");
                     return None;
                 }
@@ -331,7 +338,10 @@ impl Runner {
                         tracing::debug!(task = %id, "task cancelled");
                         return expires.map(|at| (at, 0));
                     }
-                    Err(Stop::Gone(expires)) => return expires.map(|at| (at, 0)),
+                    Err(Stop::Gone(expires)) => {
+                        self.shared.cancel.cancel();
+                        return expires.map(|at| (at, 0));
+                    }
                 }
             }
             changed = store.changed(&id, seen);

@@ -24,6 +24,30 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
+/// The rows of a CSV text, read by RFC 4180 (quoted fields, doubled quotes).
+fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let (mut rows, mut row, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    rows
+}
+
 /// Each tool, the ticket resource, the reply prompt and the export task.
 fn every_tool(url: &str, dir: &Scratch) {
     let mut desk = Desk::start(url, &dir.0, "desk");
@@ -67,7 +91,14 @@ fn every_tool(url: &str, dir: &Scratch) {
     let text = prompt["messages"][0]["content"]["text"].as_str().unwrap_or_default();
     assert!(text.contains("Grace Hopper") && text.contains("ticket T-2"), "{prompt}");
 
-    // The export: a task whose CSV is kept in the database.
+    // The export: a task whose CSV is kept in the database. A reason that
+    // tries to end its field and add columns, or to be a formula, stays one
+    // field of text.
+    let reason = "x\",store_credit,9999999,refunded";
+    sql(
+        url,
+        &[&format!("UPDATE tickets SET reason = '{reason}' WHERE number = 1")],
+    );
     let created = desk.call("after_sales_export", json!({"month": "2026-11"}));
     assert_eq!(created["resultType"], "task", "{created}");
     let task_id = created["taskId"].as_str().expect("a task id").to_owned();
@@ -82,6 +113,11 @@ fn every_tool(url: &str, dir: &Scratch) {
         "{csv}"
     );
     assert!(csv.contains("T-1,ORD-1002,Alan Turing,"), "{csv}");
+    let rows = csv_rows(&csv);
+    assert_eq!(rows.len(), 2, "the header and T-1: {rows:?}");
+    assert!(rows.iter().all(|r| r.len() == 8), "{rows:?}");
+    assert_eq!(rows[1][4], reason, "{rows:?}");
+    assert_eq!(rows[1][5], "original_card", "{rows:?}");
     assert!(!csv.contains("T-2,"), "T-2 was opened in another month: {csv}");
     assert_eq!(link["size"], csv.len(), "{done}");
     let audited = sql(url, &["SELECT COUNT(*) FROM audit_log WHERE action = 'export_saved'"]);

@@ -48,12 +48,12 @@ async fn export(
             _ = tokio::time::sleep(PER_TICKET) => {}
         }
         csv.push_str(&format!(
-            "{},{},{},{},{:?},{},{},{:?}\n",
-            t.id,
-            t.order_id,
-            t.customer.replace(',', " "),
-            t.item.replace(',', " "),
-            t.reason,
+            "{},{},{},{},{},{},{},{:?}\n",
+            field(&t.id),
+            field(&t.order_id),
+            field(&t.customer),
+            field(&t.item),
+            field(&t.reason),
             t.refund_method.as_str(),
             t.refund_cents,
             t.stage
@@ -75,6 +75,23 @@ async fn export(
     link.size = u64::try_from(csv.len()).ok();
     link.description = Some(format!("{} tickets of {month}", tickets.len()));
     Ok(link)
+}
+
+/// One CSV field (RFC 4180): quoted, its quotes doubled, when it holds a
+/// comma, a quote or a line break, so that a customer's text cannot end its
+/// field and add columns; one a spreadsheet would take for a formula (first
+/// character `=`, `+`, `-`, `@`, tab or carriage return) starts with `'`.
+fn field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
 }
 
 /// An export made by `after_sales_export`.

@@ -750,6 +750,46 @@ async fn the_endpoint_path_is_configurable() {
     assert_eq!(a.status, StatusCode::NOT_FOUND);
 }
 
+/// An embedded service tells anonymous callers apart by the address the
+/// embedding server gives it (`ClientAddr`): one caller past its rate limit
+/// holds up no other.
+#[tokio::test]
+async fn an_embedded_service_limits_each_client_address() {
+    let server = Server::builder().rate_limit("2/min".parse().unwrap()).build().unwrap();
+    let service = McpService::new(server);
+    let call = |from: Option<[u8; 4]>| {
+        let mut b = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header("host", "127.0.0.1:8080");
+        for (n, v) in standard_headers("tools/call", Some("echo")) {
+            b = b.header(n, v);
+        }
+        let body = rpc(1, "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}));
+        let mut request = b.body(Full::new(Bytes::from(body))).unwrap();
+        if let Some(ip) = from {
+            request
+                .extensions_mut()
+                .insert(mcp_runtime::transport::http::ClientAddr(ip.into()));
+        }
+        service.handle(request)
+    };
+    for _ in 0..2 {
+        assert_eq!(call(Some([192, 0, 2, 1])).await.status(), StatusCode::OK);
+    }
+    assert_eq!(call(Some([192, 0, 2, 1])).await.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        call(Some([192, 0, 2, 2])).await.status(),
+        StatusCode::OK,
+        "another address"
+    );
+    // Without an address, the anonymous callers count as one.
+    for _ in 0..2 {
+        assert_eq!(call(None).await.status(), StatusCode::OK);
+    }
+    assert_eq!(call(None).await.status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
 #[tokio::test]
 async fn the_tower_service_is_served_at_any_mount_path() {
     let server = Server::builder()

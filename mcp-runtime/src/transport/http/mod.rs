@@ -190,13 +190,16 @@ impl McpService {
         }
     }
 
-    /// Handles one HTTP request: the returned future answers it.
+    /// Handles one HTTP request: the returned future answers it. The
+    /// client's address is the request's [`ClientAddr`] extension, when the
+    /// embedding server put one there.
     pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<McpBody>> + Send + '_
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        self.serve(request, None)
+        let peer = request.extensions().get::<ClientAddr>().map(|c| c.0);
+        self.serve(request, peer)
     }
 
     /// Handles one HTTP request from `peer`, the client's address when the
@@ -714,6 +717,22 @@ where
         Box::pin(async move { Ok(this.handle(request).await) })
     }
 }
+
+/// The client's address, for a server that embeds [`McpService`] to put in
+/// each request's extensions (from its connection info) before the service
+/// handles it. Anonymous callers are then told apart by address, as the
+/// stand-alone server tells them: per-caller rate limits, calls in progress
+/// and running tasks, and the introspecting verifier's budget of unknown
+/// tokens. Without it, every anonymous caller of an embedded service counts
+/// as one.
+///
+/// ```
+/// use mcp_runtime::transport::http::ClientAddr;
+/// let mut request = http::Request::new(());
+/// request.extensions_mut().insert(ClientAddr([192, 0, 2, 7].into()));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::IpAddr);
 
 /// Binds `addr` and serves the MCP endpoint at `/mcp` until the process is
 /// asked to stop (see [`HttpServer::serve`]).

@@ -319,6 +319,46 @@ fn a_link_out_of_the_skills_folder_is_a_build_error() {
     std::fs::remove_file(&outside).unwrap();
 }
 
+/// Links back to a folder that holds them are a build error (the folder
+/// would have no end). Hidden ones (`.a`), which the reader skips, do not
+/// stop the watcher, which looks at every file: a later change is served.
+#[cfg(unix)]
+#[tokio::test]
+async fn links_that_loop_are_refused_and_the_watcher_goes_on() {
+    let dir = folder("loops");
+    let skill = dir.join("acme/refunds");
+    std::os::unix::fs::symlink(&skill, skill.join("a")).unwrap();
+    std::os::unix::fs::symlink(&skill, skill.join("b")).unwrap();
+    let Err(BuildError::Skill(e)) = Server::builder().empty().skills_dir(&dir).build() else {
+        panic!("links that loop must fail the build");
+    };
+    assert!(e.to_string().contains("a loop"), "{e}");
+    assert!(e.file.starts_with(&skill), "{e}");
+    std::fs::remove_file(skill.join("a")).unwrap();
+    std::fs::remove_file(skill.join("b")).unwrap();
+
+    let server = Server::builder().empty().skills_dir(&dir).build().unwrap();
+    let mut client = StdioClient::start(server);
+    std::os::unix::fs::symlink(&skill, skill.join(".a")).unwrap();
+    std::os::unix::fs::symlink(&skill, skill.join(".b")).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let changed = b"---\nname: refunds\ndescription: After the loop\n---\n";
+    std::fs::write(skill.join("SKILL.md"), changed).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let got = client
+            .call(1, "skills/get", json!({"uri": "skill://acme/refunds/SKILL.md"}))
+            .await;
+        if got["result"]["skill"]["frontmatter"]["description"] == "After the loop" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the watcher stopped: {got}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    client.close().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[tokio::test]
 async fn embedded_skills_equal_the_folder_read_at_run_time() {
     let embedded = mcp_runtime::skills!("examples/everything/skills");

@@ -128,7 +128,13 @@ pub fn serve_as_text(mime: &str, bytes: &[u8]) -> bool {
 pub fn read_skills(root: &Path) -> Result<Vec<SkillDir>, SkillError> {
     let mut files = Vec::new();
     let inside = std::fs::canonicalize(root).map_err(|e| SkillError::new(root, SkillRule::Io(e.to_string())))?;
-    walk(root, &inside, &mut Vec::new(), &mut files)?;
+    walk(
+        root,
+        &inside,
+        &mut Vec::from([inside.clone()]),
+        &mut Vec::new(),
+        &mut files,
+    )?;
     files.sort_by(|a, b| a.0.cmp(&b.0));
     if files
         .iter()
@@ -202,9 +208,12 @@ fn dir_of(root: &Path, segments: &[String]) -> PathBuf {
 /// A symbolic link is followed only to a place inside `inside` (the skills
 /// folder, canonical): one that leads out of it is an error, so that no
 /// link makes the server publish a file from elsewhere (`/proc/self/environ`).
+/// One that leads to a folder being walked (`held`, canonical: `dir` and the
+/// folders above it) is an error too: the walk would not end.
 fn walk(
     dir: &Path,
     inside: &Path,
+    held: &mut Vec<PathBuf>,
     at: &mut Vec<String>,
     out: &mut Vec<(Vec<String>, PathBuf)>,
 ) -> Result<(), SkillError> {
@@ -222,19 +231,28 @@ fn walk(
         }
         check_segment(&name).map_err(|rule| SkillError::new(&path, rule))?;
         let link = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
-        if link.file_type().is_symlink() {
+        let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
+        let canonical = if link.file_type().is_symlink() || meta.is_dir() {
             let target = std::fs::canonicalize(&path).map_err(|e| io(&path, e))?;
             if !target.starts_with(inside) {
                 return Err(SkillError::new(&path, SkillRule::LinkOutside));
             }
-        }
-        let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
+            if meta.is_dir() && held.contains(&target) {
+                return Err(SkillError::new(&path, SkillRule::LinkLoop));
+            }
+            Some(target)
+        } else {
+            None
+        };
         at.push(name.to_owned());
         if meta.is_dir() {
             if at.len() > MAX_DEPTH {
                 return Err(SkillError::new(&path, SkillRule::Io("folders nested too deep".into())));
             }
-            walk(&path, inside, at, out)?;
+            held.extend(canonical);
+            let walked = walk(&path, inside, held, at, out);
+            held.pop();
+            walked?;
         } else if meta.is_file() {
             if meta.len() > MAX_SKILL_TOTAL_BYTES {
                 return Err(SkillError::new(&path, SkillRule::TooLarge(meta.len())));

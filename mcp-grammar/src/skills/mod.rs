@@ -112,6 +112,10 @@ pub enum SkillRule {
     /// A symbolic link leads out of the skills folder.
     #[error("is a symbolic link to a place outside the skills folder, which is not served")]
     LinkOutside,
+    /// A symbolic link leads back to a folder that holds it: the folder
+    /// would have no end.
+    #[error("is a symbolic link to a folder that holds it (a loop)")]
+    LinkLoop,
 }
 
 /// Why a folder of skills cannot be served: the file (or folder) and the

@@ -113,20 +113,32 @@ pub(crate) const POLL: Duration = Duration::from_secs(1);
 type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
 fn fingerprint(dir: &Path) -> Fingerprint {
-    fn walk(dir: &Path, depth: usize, out: &mut Fingerprint) {
+    /// `held`: the folders being walked, canonical; a link back to one of
+    /// them is not followed (the reader refuses such a folder; the walk
+    /// would not end).
+    fn walk(dir: &Path, held: &mut Vec<PathBuf>, out: &mut Fingerprint) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(meta) = std::fs::metadata(&path) else { continue };
-            if meta.is_dir() && depth < 32 {
-                walk(&path, depth + 1, out);
+            if meta.is_dir() && held.len() < 32 {
+                let Ok(canonical) = std::fs::canonicalize(&path) else {
+                    continue;
+                };
+                if held.contains(&canonical) {
+                    continue;
+                }
+                held.push(canonical);
+                walk(&path, held, out);
+                held.pop();
             } else if meta.is_file() {
                 out.push((path, meta.len(), meta.modified().ok()));
             }
         }
     }
     let mut out = Vec::new();
-    walk(dir, 0, &mut out);
+    let mut held: Vec<PathBuf> = std::fs::canonicalize(dir).into_iter().collect();
+    walk(dir, &mut held, &mut out);
     out.sort();
     out
 }

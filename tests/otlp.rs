@@ -1127,6 +1127,64 @@ async fn a_binary_with_its_own_main_exports_and_flushes_at_sigterm() {
     );
 }
 
+/// A stdio server stopped by SIGTERM while its input is still open (a host
+/// whose server did not exit when it closed the input sends one) exits 0
+/// and flushes what it recorded, instead of dying with it.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_stdio_server_flushes_at_sigterm() {
+    use std::io::Write as _;
+    let receiver = Receiver::start();
+    let mut child = Command::new(everything())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint())
+        .env("OTEL_SERVICE_NAME", "otel-stdio")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "60000")
+        .env("OTEL_METRIC_EXPORT_INTERVAL", "60000")
+        .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+        .env_remove("OTEL_TRACES_EXPORTER")
+        .env_remove("OTEL_TRACES_SAMPLER")
+        .env_remove("MCP_METRICS_ADDR")
+        .env_remove("MCP_REDIS_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the example starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "test_simple_text", "arguments": {}, "_meta": meta_with(json!({}))}});
+    writeln!(stdin, "{call}").unwrap();
+    let mut answer = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    assert!(answer.contains("simple text response"), "{answer}");
+    assert_eq!(receiver.trace_requests(), 0, "nothing is sent before the stop");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "no exit within 30 s of SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(
+        receiver.wait_for(
+            |r| r.spans().iter().any(|s| s.name == "tools/call test_simple_text"),
+            Duration::from_secs(20)
+        ),
+        "the call's span arrives at the stop; received: {:?}",
+        receiver.seen()
+    );
+}
+
 /// A gateway (examples/gateway) carries its caller's trace to its upstream
 /// (examples/quickstart over stdio, exporting to the same receiver): the
 /// upstream's span of the forwarded call is a child of the gateway's span

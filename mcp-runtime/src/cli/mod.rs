@@ -659,7 +659,15 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
                 eprint!("{}", banner(&server));
             }
             tracing::debug!("serving stdio");
-            crate::transport::stdio::serve(server).await
+            // A host stops a stdio server by closing its input, then by
+            // SIGTERM if it does not exit: that ends serving as the end of
+            // the input would (spans and metrics are flushed on the way out),
+            // instead of the process dying with them.
+            let stop = crate::transport::stop_signal_installed().await;
+            tokio::select! {
+                served = crate::transport::stdio::serve(server) => served,
+                () = stop => Ok(()),
+            }
         }
         Command::Http(addr) => {
             let mut config = http_config_from_env(allowed_hosts)?;

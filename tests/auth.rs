@@ -464,6 +464,10 @@ async fn get(url: &str) -> (u16, String) {
 }
 
 async fn list_status(url: &str, token: &str) -> u16 {
+    list_answer(url, token).await.map(|r| r.status().as_u16()).unwrap_or(0)
+}
+
+async fn list_answer(url: &str, token: &str) -> reqwest::Result<reqwest::Response> {
     let body =
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": support::meta_with(json!({}))}});
     http_client()
@@ -475,8 +479,6 @@ async fn list_status(url: &str, token: &str) -> u16 {
         .json(&body)
         .send()
         .await
-        .map(|r| r.status().as_u16())
-        .unwrap_or(0)
 }
 
 /// An authorization server that is down when a `main!` binary starts does
@@ -518,11 +520,9 @@ async fn a_binary_started_before_its_authorization_server_waits_for_it() {
         said,
         json!({"status": "waiting", "for": [format!("authorization server {issuer}")]})
     );
-    assert_eq!(
-        list_status(&resource, "any-token").await,
-        503,
-        "a protected request while it waits"
-    );
+    let waiting = list_answer(&resource, "any-token").await.unwrap();
+    assert_eq!(waiting.status().as_u16(), 503, "a protected request while it waits");
+    assert_eq!(waiting.headers()["retry-after"], "5", "a 503 says when to try again");
     let anonymous = http_client()
         .post(&resource)
         .header("accept", "application/json, text/event-stream")

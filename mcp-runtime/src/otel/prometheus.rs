@@ -209,7 +209,12 @@ impl Endpoint {
                 if stopping.load(Ordering::Relaxed) {
                     break;
                 }
-                let Ok(stream) = stream else { continue };
+                let Ok(stream) = stream else {
+                    // Out of file descriptors, most often: a pause, not a
+                    // loop that spins a core until one is freed.
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                };
                 // Each on a thread of its own, so that a client that sends
                 // nothing holds up no scrape; a few at once, the rest closed.
                 if answering.fetch_add(1, Ordering::SeqCst) >= MAX_ANSWERING {

@@ -8,21 +8,28 @@ use std::time::{Duration, Instant};
 
 /// Keys kept at most. A cell whose TAT has passed holds nothing (a new
 /// cell is the same), so those are dropped first; past the bound with
-/// every cell live, the table is cleared (callers get a fresh burst: over-
-/// admission for a moment, never a refusal nobody earned).
+/// every cell live, the tenth nearest to free go (their callers get a
+/// fresher burst than they earned). A caller held back has a TAT far ahead:
+/// new keys, however many, do not give it a fresh burst.
 const MAX_CELLS: usize = 100_000;
 
 /// Spends one call of a rate per key, in memory.
 pub(crate) struct Cells {
     start: Instant,
     cells: Mutex<HashMap<Box<str>, u64>>,
+    max: usize,
 }
 
 impl Cells {
     pub(crate) fn new() -> Self {
+        Self::bounded(MAX_CELLS)
+    }
+
+    fn bounded(max: usize) -> Self {
         Cells {
             start: Instant::now(),
             cells: Mutex::new(HashMap::new()),
+            max,
         }
     }
 
@@ -42,10 +49,14 @@ impl Cells {
         if let Some(cell) = cells.get_mut(key) {
             *cell = next;
         } else {
-            if cells.len() >= MAX_CELLS {
+            if cells.len() >= self.max {
                 cells.retain(|_, tat| *tat > now);
-                if cells.len() >= MAX_CELLS {
-                    cells.clear();
+                if cells.len() >= self.max {
+                    let mut tats: Vec<u64> = cells.values().copied().collect();
+                    let tenth = tats.len() / 10;
+                    let (_, nearest, _) = tats.select_nth_unstable(tenth);
+                    let nearest = *nearest;
+                    cells.retain(|_, tat| *tat > nearest);
                 }
             }
             cells.insert(key.into(), next);
@@ -81,5 +92,17 @@ mod tests {
         assert_eq!(cells.spend("b", rate), None);
         std::thread::sleep(wait);
         assert_eq!(cells.spend("a", rate), None, "admitted again after the wait");
+    }
+
+    #[test]
+    fn new_keys_past_the_bound_do_not_free_a_caller_held_back() {
+        let cells = Cells::bounded(1_000);
+        let rate: Rate = "1/min burst 5".parse().unwrap();
+        while cells.spend("held", rate).is_none() {}
+        for i in 0..5_000 {
+            assert_eq!(cells.spend(&format!("new {i}"), rate), None);
+        }
+        assert!(cells.cells.lock().unwrap().len() <= 1_000);
+        assert!(cells.spend("held", rate).is_some(), "the held caller is still held");
     }
 }

@@ -168,7 +168,8 @@ impl JwtVerifier {
     /// (default 10 minutes): a key the authorization server withdraws stops
     /// verifying tokens within this. While the authorization server cannot
     /// be reached, the set it gave last is used (and fetching it is tried
-    /// again at most once per [`refetch_interval`](Self::refetch_interval)).
+    /// again at most once per [`refetch_interval`](Self::refetch_interval));
+    /// while one request fetches it again, the others use the set as it is.
     pub fn max_key_age(mut self, age: Duration) -> Self {
         self.max_key_age = age;
         self
@@ -221,7 +222,15 @@ impl JwtVerifier {
         if let (Some(key), true) = (keys.by_id.get(kid), fresh(&keys)) {
             return Ok(key.clone());
         }
-        let mut last_try = self.fetching.lock().await;
+        // A known key of a set past its age is used while another request
+        // fetches the set again: only that one waits for the authorization
+        // server (up to its 10 s timeout when it is unreachable), not every
+        // token that arrives meanwhile.
+        let mut last_try = match (keys.by_id.get(kid), self.fetching.try_lock()) {
+            (_, Ok(last_try)) => last_try,
+            (Some(key), Err(_)) => return Ok(key.clone()),
+            (None, Err(_)) => self.fetching.lock().await,
+        };
         let keys = self.keys();
         let known = keys.by_id.get(kid).cloned();
         if let (Some(key), true) = (&known, fresh(&keys)) {
@@ -389,8 +398,81 @@ fn numeric_date(value: &Value) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::access_token;
+    use super::{access_token, JwtAlgorithm, JwtVerifier};
+    use crate::auth::TokenVerifier;
+    use base64::Engine as _;
     use serde_json::json;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A test key (Ed25519, PKCS#8 in base64), made for this test alone.
+    const KEY_PKCS8: &str = "MC4CAQAwBQYDK2VwBCIEIAD/rUxua+O4fD7XWchtiljMdS43kHwJo50W9TqKIIv5";
+    const KEY_X: &str = "oaAuY42ZfbGOqfUS3bnrtXeUwPhihktF1t8k_8DqDJI";
+
+    /// A key set whose first fetch is answered and every later one held
+    /// unanswered, as by an authorization server that went unreachable.
+    async fn keys_then_silence() -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            let mut first = true;
+            while let Ok((mut conn, _)) = listener.accept().await {
+                if !first {
+                    held.push(conn);
+                    continue;
+                }
+                first = false;
+                let mut buf = [0u8; 4096];
+                let _ = conn.read(&mut buf).await;
+                let body = json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "x": KEY_X, "kid": "k1", "alg": "EdDSA"}]})
+                    .to_string();
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = conn.write_all(format!("{head}{body}").as_bytes()).await;
+            }
+        });
+        url
+    }
+
+    #[tokio::test]
+    async fn a_known_key_is_used_while_its_set_is_fetched_again() {
+        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+        let verifier = std::sync::Arc::new(
+            JwtVerifier::new("https://as.test", "https://mcp.test/mcp", keys_then_silence().await)
+                .unwrap()
+                .algorithms(&[JwtAlgorithm::EdDSA])
+                .cache(0, Duration::ZERO)
+                .refetch_interval(Duration::ZERO)
+                .max_key_age(Duration::from_millis(50)),
+        );
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
+        header.kid = Some("k1".into());
+        header.typ = Some("at+jwt".into());
+        let exp = crate::tasks::time::now_ms() / 1000 + 600;
+        let claims = json!({"iss": "https://as.test", "aud": "https://mcp.test/mcp", "sub": "ada", "exp": exp});
+        let der = base64::engine::general_purpose::STANDARD.decode(KEY_PKCS8).unwrap();
+        let key = jsonwebtoken::EncodingKey::from_ed_der(&der);
+        let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+        verifier.verify(&token).await.expect("verified with the fetched key");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The set is past its age: this one fetches it again, and waits.
+        let fetching = {
+            let (verifier, token) = (verifier.clone(), token.clone());
+            tokio::spawn(async move { verifier.verify(&token).await.map(drop) })
+        };
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let started = std::time::Instant::now();
+        verifier.verify(&token).await.expect("verified with the known key");
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "waited {:?} behind the fetch",
+            started.elapsed()
+        );
+        fetching.abort();
+    }
 
     fn expiry(claims: serde_json::Value) -> Option<u64> {
         let serde_json::Value::Object(map) = claims else {

@@ -653,3 +653,72 @@ async fn an_authorization_server_without_keys_is_used_by_introspection() {
     let jwt = auth.token("mcp-client", &resource, "tickets:read").await;
     assert_eq!(list_status(&resource, &jwt).await, 401, "a JWT it cannot introspect");
 }
+
+/// examples/after-sales protected: its export writes (the export and the
+/// audit log), so a token that may only read is refused it (403
+/// `insufficient_scope`) and does not see it listed; one that may write too
+/// is served.
+#[tokio::test]
+async fn the_after_sales_export_needs_the_write_scope() {
+    let Some(auth) = AuthServer::start_as("export", None) else {
+        return;
+    };
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = format!("{base}/mcp");
+    let dir = std::env::temp_dir().join(format!("mcp-auth-test-{}-desk", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let _server = support::Killed(
+        Command::new(support::example_binary("after-sales"))
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .env("DATABASE_URL", format!("sqlite://{}", dir.join("desk.db").display()))
+            .env("MCP_AUTH_ISSUER", &auth.issuer)
+            .env("MCP_AUTH_RESOURCE", &resource)
+            .env_remove("MCP_REDIS_URL")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the example starts"),
+    );
+    let started = std::time::Instant::now();
+    while get(&format!("{base}/readyz")).await.0 != 200 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the binary is not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let export = |token: String| {
+        let resource = resource.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "after_sales_export", "arguments": {"month": "2026-11"},
+                       "_meta": support::meta_with(json!({}))}});
+            http_client()
+                .post(&resource)
+                .bearer_auth(token)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "after_sales_export")
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let reader = auth.token("mcp-client", &resource, "tickets:read").await;
+    assert!(!list_tools(port_addr(port), &reader)
+        .await
+        .iter()
+        .any(|t| t == "after_sales_export"));
+    let refused = export(reader).await;
+    assert_eq!(refused.status().as_u16(), 403);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    assert!(challenge.contains("insufficient_scope"), "{challenge}");
+    let writer = auth.token("mcp-client", &resource, "tickets:read tickets:write").await;
+    assert_eq!(export(writer).await.status().as_u16(), 200);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn port_addr(port: u16) -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], port))
+}

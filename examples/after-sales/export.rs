@@ -27,7 +27,8 @@ const PER_TICKET: Duration = Duration::from_millis(300);
 #[tool(
     name = "after_sales_export",
     task(ttl_ms = 86_400_000, poll_interval_ms = 1000),
-    scopes("tickets:read")
+    // It reads the tickets, and writes the export and the audit log.
+    scopes("tickets:read", "tickets:write")
 )]
 async fn export(
     /// The month, as `YYYY-MM`.

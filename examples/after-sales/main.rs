@@ -26,8 +26,9 @@
 //! ```
 //!
 //! Protected, queries need the scope `tickets:read`, opening tickets (and
-//! so refunds) `tickets:write`; a token without them does not see those
-//! tools and is refused (403) if it calls them.
+//! so refunds) `tickets:write`, the export (which writes the export and the
+//! audit log) both; a token without them does not see those tools and is
+//! refused (403) if it calls them.
 
 mod audit;
 mod db;

@@ -590,6 +590,57 @@ fn postgres_every_tool() {
     );
 }
 
+/// A payment (another system, on the same database) that sets a ticket
+/// to refunded while the refund's method is being changed: the change
+/// waits for it and is refused, instead of changing a refund already paid.
+#[test]
+fn postgres_a_refund_paid_meanwhile_is_not_changed() {
+    let Some(admin) = postgres() else { return };
+    let url = fresh_database(admin, "desk_paid_meanwhile");
+    let dir = Scratch::new("pg-paid-meanwhile");
+    let mut desk = Desk::start(&url, &dir.0, "paid");
+    let id = desk.open_ticket("ORD-1001", "Arrived scratched", "original_card");
+    let number: i64 = id.trim_start_matches("T-").parse().unwrap();
+    desk.renders_apps = true;
+    let (paying, paid) = std::sync::mpsc::channel();
+    let payer = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            use sqlx::Connection;
+            sqlx::any::install_default_drivers();
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+                let mut tx = conn.begin().await.unwrap();
+                sqlx::query("UPDATE tickets SET stage = 'refunded' WHERE number = $1")
+                    .bind(number)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                paying.send(()).unwrap();
+                tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+                tx.commit().await.unwrap();
+            });
+        })
+    };
+    paid.recv().unwrap();
+    let changed = desk.call(
+        "after_sales_change_refund",
+        json!({"ticket_id": id, "method": "store_credit"}),
+    );
+    payer.join().unwrap();
+    assert_eq!(
+        tool_error(&changed),
+        format!("the refund of {id} was already paid"),
+        "{changed}"
+    );
+    let kept = desk.call("after_sales_query_ticket", json!({"ticket_id": id}));
+    assert_eq!(kept["structuredContent"]["refund_method"], "original_card", "{kept}");
+}
+
 #[test]
 fn postgres_view_fallback_and_skill() {
     let Some(admin) = postgres() else { return };

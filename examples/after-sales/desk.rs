@@ -238,6 +238,15 @@ impl Desk {
         };
         let doing = "changing the refund";
         let mut tx = self.pool().await?.begin().await.map_err(failed(doing))?;
+        // The ticket's row is taken first (PostgreSQL locks it, SQLite the
+        // database), so the stage read next is the latest: a payment that
+        // sets it to refunded meanwhile is waited for, not overwritten by a
+        // change checked against the stage before it.
+        sqlx::query("UPDATE tickets SET stage = stage WHERE number = $1")
+            .bind(number)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed(doing))?;
         let sql = ticket_query!("WHERE t.number = $1");
         let Some(row) = sqlx::query(sql)
             .bind(number)

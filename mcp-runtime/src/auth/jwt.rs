@@ -451,7 +451,10 @@ mod tests {
         let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
         header.kid = Some("k1".into());
         header.typ = Some("at+jwt".into());
-        let exp = crate::tasks::time::now_ms() / 1000 + 600;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        let exp = now.as_secs() + 600;
         let claims = json!({"iss": "https://as.test", "aud": "https://mcp.test/mcp", "sub": "ada", "exp": exp});
         let der = base64::engine::general_purpose::STANDARD.decode(KEY_PKCS8).unwrap();
         let key = jsonwebtoken::EncodingKey::from_ed_der(&der);

@@ -65,21 +65,27 @@ impl UriTemplate {
     /// Matches a URI, returning each variable's decoded value, or `None`.
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
         let mut bound = Vec::new();
-        let mut steps = MAX_STEPS;
-        self.match_from(0, uri, &mut bound, &mut steps).then_some(bound)
+        let mut budget = Budget {
+            steps: MAX_STEPS,
+            bytes: uri.len().saturating_mul(4).saturating_add(4096),
+        };
+        self.match_from(0, uri, &mut bound, &mut budget).then_some(bound)
     }
 
-    /// Whether `rest` matches the parts from `i` on, binding into `bound`.
-    fn match_from(&self, i: usize, rest: &str, bound: &mut Vec<(String, String)>, steps: &mut u32) -> bool {
-        let Some(left) = steps.checked_sub(1) else {
+    /// Whether `rest` matches the parts from `i` on, binding into `bound`
+    /// (in the template's order). A value is decoded only once what follows
+    /// it has matched: the places it may end are told apart by the
+    /// literals, not by decoding each candidate in full.
+    fn match_from(&self, i: usize, rest: &str, bound: &mut Vec<(String, String)>, budget: &mut Budget) -> bool {
+        let Some(left) = budget.steps.checked_sub(1) else {
             return false;
         };
-        *steps = left;
+        budget.steps = left;
         match self.parts.get(i) {
             None => rest.is_empty(),
             Some(Part::Literal(lit)) => rest
                 .strip_prefix(lit.as_str())
-                .is_some_and(|rest| self.match_from(i + 1, rest, bound, steps)),
+                .is_some_and(|rest| self.match_from(i + 1, rest, bound, budget)),
             Some(Part::Var { name, reserved }) => {
                 // Where the value may end: before each occurrence of the next
                 // literal, or at the end when none follows.
@@ -90,23 +96,49 @@ impl UriTemplate {
                 let at_literal = next
                     .into_iter()
                     .flat_map(|next| rest.match_indices(next).map(|(at, _)| at));
+                let depth = bound.len();
+                // No value holds a `?` or a `#`, nor a `{var}`'s a `/`: it
+                // ends before the first (the scan is paid for).
+                let affordable = &rest.as_bytes()[..rest.len().min(budget.bytes)];
+                let found = affordable
+                    .iter()
+                    .position(|b| matches!(b, b'?' | b'#') || (!reserved && *b == b'/'));
+                if found.is_none() && affordable.len() < rest.len() {
+                    return budget.spent();
+                }
+                let scanned = found.map_or(affordable.len(), |at| at.saturating_add(1));
+                budget.bytes = budget.bytes.saturating_sub(scanned);
+                let limit = found.unwrap_or(usize::MAX);
                 for end in at_literal.chain(next.is_none().then_some(rest.len())) {
-                    if *steps == 0 {
+                    if budget.steps == 0 {
                         return false;
                     }
-                    let raw = &rest[..end];
-                    // A longer value of a `{var}` would hold the `/` too.
-                    if !reserved && raw.contains('/') {
+                    // A longer value would hold it too.
+                    if end > limit {
                         break;
                     }
-                    let Some(value) = decode_value(raw, *reserved) else {
+                    let raw = &rest[..end];
+                    if raw.is_empty() {
                         continue;
-                    };
-                    bound.push((name.clone(), value));
-                    if self.match_from(i + 1, &rest[end..], bound, steps) {
-                        return true;
                     }
-                    bound.pop();
+                    if !self.match_from(i + 1, &rest[end..], bound, budget) {
+                        bound.truncate(depth);
+                        continue;
+                    }
+                    // Decoding is what costs: counted against the budget, so
+                    // that no URI makes matching cost much more than reading it.
+                    let Some(bytes) = budget.bytes.checked_sub(raw.len()) else {
+                        bound.truncate(depth);
+                        return budget.spent();
+                    };
+                    budget.bytes = bytes;
+                    match decode_value(raw, *reserved) {
+                        Some(value) => {
+                            bound.insert(depth, (name.clone(), value));
+                            return true;
+                        }
+                        None => bound.truncate(depth),
+                    }
                 }
                 false
             }
@@ -114,8 +146,24 @@ impl UriTemplate {
     }
 }
 
-/// The most steps one match takes (each part tried at one place counts
-/// one): a URI with many occurrences of a literal cannot make matching slow.
+/// What one match may spend: steps (each part tried at one place counts
+/// one), so that a URI with many occurrences of a literal cannot make
+/// matching slow; and bytes decoded or scanned (four times the URI's
+/// length, and 4 KiB).
+struct Budget {
+    steps: u32,
+    bytes: usize,
+}
+
+impl Budget {
+    /// Out of bytes: no step is left either, so that the whole match ends.
+    fn spent(&mut self) -> bool {
+        self.steps = 0;
+        false
+    }
+}
+
+/// The most steps one match takes.
 const MAX_STEPS: u32 = 1024;
 
 fn decode_value(raw: &str, reserved: bool) -> Option<String> {
@@ -141,6 +189,8 @@ fn decode_value(raw: &str, reserved: bool) -> Option<String> {
 
 /// Decodes `%XX` escapes; `None` for a malformed escape or invalid UTF-8.
 pub fn percent_decode(s: &str) -> Option<String> {
+    #[cfg(test)]
+    tests::DECODED.with(|d| d.set(d.get() + s.len()));
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -171,6 +221,47 @@ fn hex_digit(b: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// Bytes `percent_decode` was given on this thread.
+        pub(super) static DECODED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn matching_decodes_about_what_it_reads() {
+        let t = UriTemplate::parse("files://{+dir}/{name}").unwrap();
+        let long = format!("files://{}{}/", "a".repeat(1 << 20), "/b".repeat(600));
+        DECODED.with(|d| d.set(0));
+        assert_eq!(t.matches(&long), None);
+        let decoded = DECODED.with(std::cell::Cell::get);
+        assert!(
+            decoded <= 4 * long.len() + 4096,
+            "decoded {decoded} bytes for {}",
+            long.len()
+        );
+        // Two paths, each may end at any `/`: still bounded.
+        let t = UriTemplate::parse("repo://{+a}/x/{+b}").unwrap();
+        let long = format!("repo://{}{}", "a/x/".repeat(1 << 16), "b/");
+        DECODED.with(|d| d.set(0));
+        assert_eq!(t.matches(&long), None);
+        let decoded = DECODED.with(std::cell::Cell::get);
+        assert!(
+            decoded <= 4 * long.len() + 4096,
+            "decoded {decoded} bytes for {}",
+            long.len()
+        );
+        // A deep path that matches decodes each value once.
+        let t = UriTemplate::parse("files://{+dir}/{name}").unwrap();
+        let deep = format!("files://{}f.txt", "d/".repeat(500));
+        DECODED.with(|d| d.set(0));
+        let bound = t.matches(&deep).unwrap();
+        assert_eq!(
+            bound[0],
+            ("dir".into(), "d/".repeat(500).trim_end_matches('/').to_owned())
+        );
+        assert_eq!(bound[1], ("name".into(), "f.txt".into()));
+        assert!(DECODED.with(std::cell::Cell::get) <= deep.len());
+    }
 
     #[test]
     fn percent_escapes_are_two_hex_digits() {

@@ -126,6 +126,42 @@ async fn audit_sees_every_call_and_a_rate_limit_refuses_clearly() {
     assert_eq!(refusals, 4, "both audits saw both refusals: {log:?}");
 }
 
+/// Panics in its own code, before it returns a future.
+struct PanicsEarly;
+
+impl Middleware for PanicsEarly {
+    fn before<'a>(&'a self, call: &'a Call<'a>) -> MiddlewareFuture<'a, Result<(), McpError>> {
+        let limits: Vec<u8> = Vec::new();
+        if call.name == "mw_fail" {
+            let _ = limits[call.name.len()];
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn after<'a>(&'a self, call: &'a Call<'a>, _: &'a CallOutcome) -> MiddlewareFuture<'a, ()> {
+        let limits: Vec<u8> = Vec::new();
+        if call.name == "mw_echo" {
+            let _ = limits[call.name.len()];
+        }
+        Box::pin(std::future::ready(()))
+    }
+}
+
+#[tokio::test]
+async fn a_hook_that_panics_before_its_future_is_an_error_too() {
+    let server = Server::builder().middleware(PanicsEarly).build().unwrap();
+    let client = TestClient::new(&server);
+    let refused = client.call_tool("mw_fail", json!({})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(refused.text().contains("middleware panicked"), "{}", refused.text());
+    // A panic in `after` leaves the answer as it was.
+    let echoed = client
+        .call_tool("mw_echo", json!({"text": "still here"}))
+        .await
+        .unwrap();
+    assert_eq!(echoed.text(), "still here");
+}
+
 #[tokio::test]
 async fn a_panicking_hook_is_an_error_and_the_server_lives_on() {
     let server = Server::builder().middleware(Panics).build().unwrap();

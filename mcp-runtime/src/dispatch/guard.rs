@@ -7,7 +7,7 @@
 
 use crate::error::McpError;
 use crate::mrtr::Outcome;
-use crate::panic::CatchUnwind;
+use crate::panic::run_caught;
 use crate::server::{Call, CallOutcome, Server};
 use std::future::Future;
 
@@ -83,7 +83,9 @@ where
     let mut passed = 0;
     let mut refusal = None;
     for hook in hooks {
-        match CatchUnwind::new(hook.before(&call)).await {
+        // Caught in the hook's own code as in its future's: a panic before
+        // it returns its future is a refusal too, not a request unanswered.
+        match run_caught(|| hook.before(&call)).await {
             Ok(Ok(())) => passed += 1,
             Ok(Err(e)) => {
                 refusal = Some(e);
@@ -112,7 +114,7 @@ where
         }
     };
     for hook in hooks[..passed.min(hooks.len())].iter().rev() {
-        if let Err(panic) = CatchUnwind::new(hook.after(&call, &outcome)).await {
+        if let Err(panic) = run_caught(|| hook.after(&call, &outcome)).await {
             tracing::error!(name = call.name, "middleware panicked after the call: {panic}");
         }
     }

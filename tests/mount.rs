@@ -116,6 +116,68 @@ async fn a_mounted_server_keeps_its_state_under_a_prefix() {
     assert_eq!(discover["instructions"], "Billing.\n\ncrm: Customer records.");
 }
 
+/// Sleeps for `ms` milliseconds.
+#[tool]
+async fn nap(ms: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    "rested".into()
+}
+
+/// Lets every call through.
+struct Open;
+
+impl mcp_runtime::Middleware for Open {
+    fn before<'a>(&'a self, _: &'a mcp_runtime::Call<'a>) -> mcp_runtime::MiddlewareFuture<'a, Result<(), McpError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+/// What the mounted server applies around every call is not carried with its
+/// entries: its middleware and server-wide limits are refused at build (they
+/// were dropped without a word), and its default tool timeout goes with its
+/// tools.
+#[tokio::test]
+async fn a_mounted_servers_guards_are_carried_or_refused() {
+    let guarded = Server::builder()
+        .empty()
+        .tool::<nap>()
+        .middleware(Open)
+        .build()
+        .unwrap();
+    assert_eq!(
+        Server::builder().empty().mount("sleepy", &guarded).build().unwrap_err(),
+        BuildError::MountedGuards("sleepy".into(), "middleware")
+    );
+    let limited = Server::builder()
+        .empty()
+        .tool::<nap>()
+        .rate_limit("10/s".parse().unwrap())
+        .build()
+        .unwrap();
+    let refused = Server::builder().empty().mount("sleepy", &limited).build().unwrap_err();
+    assert!(
+        matches!(&refused, BuildError::MountedGuards(prefix, _) if prefix == "sleepy"),
+        "{refused:?}"
+    );
+    assert!(
+        refused.to_string().contains("set it on the mounting server"),
+        "{refused}"
+    );
+    let bounded = Server::builder()
+        .empty()
+        .tool::<nap>()
+        .tool_timeout(std::time::Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let server = Server::builder().empty().mount("sleepy", &bounded).build().unwrap();
+    let client = TestClient::new(&server);
+    let slow = client.call_tool("sleepy_nap", json!({"ms": 5000})).await.unwrap();
+    assert_eq!(slow.is_error, Some(true));
+    assert!(slow.text().contains("timed out"), "{}", slow.text());
+    let quick = client.call_tool("sleepy_nap", json!({"ms": 1})).await.unwrap();
+    assert_eq!(quick.text(), "rested");
+}
+
 #[test]
 fn clashes_and_bad_prefixes_are_start_up_errors() {
     let crm = crm();

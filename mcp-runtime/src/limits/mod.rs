@@ -85,6 +85,12 @@ impl Limits {
         }
     }
 
+    /// Whether a limit for every call is set (a rate per caller, or calls
+    /// in progress per caller), as opposed to one tool's own rate.
+    pub(crate) fn server_wide(&self) -> bool {
+        self.server_rate.is_some() || self.callers.is_some()
+    }
+
     /// Whether any limit is set: when not, nothing is looked up per call.
     pub(crate) fn any(&self) -> bool {
         self.server_rate.is_some() || self.callers.is_some() || self.tool_rates.load(Ordering::Relaxed)

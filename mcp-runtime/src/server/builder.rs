@@ -322,7 +322,9 @@ impl ServerBuilder {
     /// `other`'s state; `other`'s instructions are appended to these. A name
     /// or URI that clashes is a [`BuildError`] naming both definitions.
     /// Build `other` from [`empty`](Self::empty) (or [`only`](Self::only)) so
-    /// that it holds just its own part of the link-time registry.
+    /// that it holds just its own part of the link-time registry. Its tools
+    /// keep their timeouts (its `tool_timeout` too) and rates; middleware or
+    /// server-wide limits on `other` are a [`BuildError`]: set them here.
     pub fn mount(self, prefix: impl Into<String>, other: &Server) -> Self {
         self.mount_with(prefix, other, super::MountUris::Kept)
     }

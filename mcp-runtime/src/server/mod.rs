@@ -78,6 +78,13 @@ pub enum BuildError {
     /// A mount prefix is not usable in tool names.
     #[error("mount prefix `{0}`: use 1 to 64 characters of A-Za-z0-9_.-")]
     InvalidMountPrefix(String),
+    /// The server mounted under this prefix has middleware or server-wide
+    /// limits, which mounting does not carry (they would be dropped).
+    #[error(
+        "mount `{0}`: the mounted server has {1}, which mounting does not carry: set it on the mounting \
+         server (it applies to every call there, the mounted ones too)"
+    )]
+    MountedGuards(String, &'static str),
     /// `MCP_REQUEST_STATE_KEYS` is malformed.
     #[error("{0}")]
     InvalidKeys(String),

@@ -85,13 +85,28 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
     if !valid_prefix(prefix) {
         return Err(BuildError::InvalidMountPrefix(prefix.to_owned()));
     }
+    // What the mounted server applies around every call is not carried with
+    // its entries: refused, rather than dropped without a word.
+    let dropped = if !other.inner.middleware.is_empty() {
+        Some("middleware")
+    } else if other.inner.limits.server_wide() {
+        Some("server-wide rate limits or calls-in-progress limits")
+    } else {
+        None
+    };
+    if let Some(what) = dropped {
+        return Err(BuildError::MountedGuards(prefix.to_owned(), what));
+    }
     let catalog = other.catalog();
     let state = &other.inner.state;
+    let tool_timeout = other.config().tool_timeout;
     // The mounted server's visibility hooks go with its items, asked with
     // the names the items have there.
     let hooks = &other.inner.visibility;
     for tool in &catalog.tools {
         let mut entry = tool.clone();
+        // The mounted server's default timeout goes with its tools.
+        entry.timeout = entry.timeout.or(tool_timeout);
         entry.visible = with_hooks(entry.visible.take(), hooks, as_tool, tool.name().to_owned());
         entry.rename(format!("{prefix}_{}", tool.name()));
         // Its view moves with the mounted resources.

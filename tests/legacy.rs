@@ -69,6 +69,15 @@ async fn legacy_long(task: Task) -> &'static str {
     "stopped"
 }
 
+/// Sends the user to sign in at a URL.
+#[tool]
+fn sign_in(input: Input) -> Flow<String> {
+    match input.elicit_url("login", "Sign in to continue.", "https://auth.example.com/login")? {
+        Elicited::Accepted(()) => Ok("signed in".into()),
+        _ => Ok("not signed in".into()),
+    }
+}
+
 static OUTLIVED_TOLD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Spawns work that waits to be told to stop, and never ends itself.
@@ -259,6 +268,35 @@ async fn task_tools_run_synchronously_for_a_legacy_session() {
 
 /// 2025-11-25's tasks: declared at `initialize`, tools listed with their
 /// `execution`, a call with `task` answered with its task, which
+/// A URL elicitation's `elicitationId` is unique within the server (two
+/// calls of one tool asked the same `login`), so that a client tells them
+/// and their completions apart.
+#[tokio::test]
+async fn each_url_elicitation_has_an_id_of_its_own() {
+    let mut c = Stdio::start();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {"form": {}, "url": {}}},
+        "clientInfo": {"name": "legacy-client", "version": "1.0.0"}}});
+    c.send(&init.to_string()).await;
+    c.recv().await;
+    let mut ids = Vec::new();
+    for id in [2, 3] {
+        c.send(&legacy(id, "tools/call", json!({"name": "sign_in", "arguments": {}})))
+            .await;
+        let ask = c.recv().await;
+        assert_eq!(ask["method"], "elicitation/create", "{ask}");
+        assert_eq!(ask["params"]["mode"], "url", "{ask}");
+        let elicitation = ask["params"]["elicitationId"].as_str().unwrap().to_owned();
+        assert!(elicitation.starts_with("login-"), "{ask}");
+        ids.push(elicitation);
+        let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept"}});
+        c.send(&answer.to_string()).await;
+        assert_eq!(c.recv().await["result"]["content"][0]["text"], "signed in");
+    }
+    assert_ne!(ids[0], ids[1]);
+}
+
 /// A task whose time to live ends while it runs: a `tasks/result` waiting
 /// for it is answered (the task is gone: -32602) instead of waiting for
 /// good, and the work the handler spawned is told to stop.

@@ -188,11 +188,10 @@ impl HeaderFacts {
                 }
                 (Some(body), Some(raw)) => {
                     let sent = decode_value(raw)?;
-                    // Integers compare numerically (`42.0` equals `42`).
-                    let numeric_match = args
-                        .get(property)
-                        .and_then(Value::as_f64)
-                        .is_some_and(|n| sent.trim().parse::<f64>().is_ok_and(|h| h == n));
+                    let numeric_match = match args.get(property) {
+                        Some(Value::Number(n)) => same_number(n, sent.trim()),
+                        _ => false,
+                    };
                     if sent != body && !numeric_match {
                         return Err(mismatch(&format!(
                             "Mcp-Param-{header} does not match argument `{property}`"
@@ -202,6 +201,24 @@ impl HeaderFacts {
             }
         }
         Ok(())
+    }
+}
+
+/// Whether a header's text is the number `n`: an integer exactly (a 64-bit
+/// id must not match its neighbour, as it would once both were doubles), or
+/// `42.0` for 42 where a double holds the integer exactly; a fraction as a
+/// double.
+fn same_number(n: &serde_json::Number, sent: &str) -> bool {
+    let integer = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+    match integer {
+        Some(i) => match sent.parse::<i128>() {
+            Ok(h) => h == i && !sent.starts_with('+'),
+            Err(_) => {
+                const EXACT: i128 = 1 << 53;
+                (-EXACT..=EXACT).contains(&i) && sent.parse::<f64>().is_ok_and(|h| h == i as f64)
+            }
+        },
+        None => n.as_f64().is_some_and(|f| sent.parse::<f64>().is_ok_and(|h| h == f)),
     }
 }
 
@@ -285,6 +302,25 @@ mod tests {
             assert_eq!(e.code(), crate::error::ErrorCode::HEADER_MISMATCH, "{name}");
             assert!(e.message().contains(name), "{}", e.message());
         }
+    }
+
+    #[test]
+    fn a_number_header_is_the_argument_exactly() {
+        let check = |header: &'static str, body: &str| {
+            facts(&[("mcp-param-id", header)]).check_params(&[("id".into(), "Id".into())], Some(body))
+        };
+        assert!(check("42", r#"{"id":42}"#).is_ok());
+        assert!(check("42.0", r#"{"id":42}"#).is_ok());
+        assert!(check("9007199254740993", r#"{"id":9007199254740993}"#).is_ok());
+        assert!(check("9007199254740992", r#"{"id":9007199254740993}"#).is_err());
+        assert!(check("18446744073709551615", r#"{"id":18446744073709551615}"#).is_ok());
+        assert!(check("+42", r#"{"id":42}"#).is_err());
+        assert!(
+            check("4.2e1", r#"{"id":42}"#).is_ok(),
+            "the same double, in the safe range"
+        );
+        assert!(check("0.5", r#"{"id":0.5}"#).is_ok());
+        assert!(check("0.25", r#"{"id":0.5}"#).is_err());
     }
 
     #[test]

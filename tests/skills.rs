@@ -376,6 +376,38 @@ async fn embedded_skills_equal_the_folder_read_at_run_time() {
     assert_eq!(a.as_array().unwrap().len(), 2);
 }
 
+/// A mounted server's visibility asks of each skill file with the file's own
+/// URI, as it does standalone (it was asked with the skill's `SKILL.md` for
+/// every file once mounted).
+#[tokio::test]
+async fn a_mounted_servers_visibility_is_asked_of_each_skill_file() {
+    let dir = folder("mount-visible");
+    let hiding = |viewer: &mcp_runtime::Viewer<'_>, item: mcp_runtime::Item<'_>| {
+        let _ = viewer;
+        !matches!(item, mcp_runtime::Item::Resource(uri) if uri.ends_with("invoice.md"))
+    };
+    let inner = || {
+        Server::builder()
+            .empty()
+            .skills(Skills::from_dir(&dir).unwrap())
+            .visible_if(hiding)
+            .build()
+            .unwrap()
+    };
+    let invoice = "skill://pdf/templates/invoice.md";
+    let standalone = inner();
+    let outer = Server::builder().empty().mount("eu", &standalone).build().unwrap();
+    for server in [inner(), outer] {
+        let mut client = StdioClient::start(server);
+        let hidden = client.call(1, "resources/read", json!({"uri": invoice})).await;
+        assert_eq!(hidden["error"]["code"], -32602, "{hidden}");
+        let (bytes, _) = read(&mut client, 2, "skill://pdf/SKILL.md").await;
+        assert!(bytes.starts_with(b"---\nname: pdf"));
+        client.close().await.unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[tokio::test]
 async fn mounted_skills_come_along_under_the_prefix() {
     let dir = folder("mount");

@@ -194,8 +194,9 @@ impl Catalog {
                 part.skill
                     .files
                     .iter()
-                    .filter(|f| innermost.get(f.uri.as_str()) == Some(&d))
-                    .map(|f| super::skills::file_entry(part, f)),
+                    .enumerate()
+                    .filter(|(_, f)| innermost.get(f.uri.as_str()) == Some(&d))
+                    .map(|(i, f)| super::skills::file_entry(part, i, f)),
             );
         }
         let resource_index = index_by(&statics, |r| &r.uri, |r| r.location, "resource")?;

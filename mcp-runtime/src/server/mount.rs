@@ -133,6 +133,11 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
     for part in &catalog.skills {
         let mut part = part.clone();
         part.visible = with_hooks(part.visible.take(), hooks, as_resource, part.skill.uri.clone());
+        // Each file is asked with its own URI, as the mounted server asks.
+        part.files_visible.resize(part.skill.files.len(), None);
+        for (visible, file) in part.files_visible.iter_mut().zip(&part.skill.files) {
+            *visible = with_hooks(visible.take(), hooks, as_resource, file.uri.clone());
+        }
         // A watched folder of the mounted server is not the mounting one's.
         part.source = 0;
         if uris == MountUris::Prefixed {

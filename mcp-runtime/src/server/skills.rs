@@ -18,11 +18,14 @@ use std::time::{Duration, SystemTime};
 
 /// One skill in the catalog's parts: where it came from (a watched
 /// folder's number, 0 otherwise) and, once mounted, the mounted server's
-/// visibility hooks.
+/// visibility hooks: asked of the skill (and its `SKILL.md`) with the
+/// skill's URI, and of each other file with the file's own (`files_visible`,
+/// in the order of `skill.files`; empty until mounted).
 #[derive(Clone)]
 pub(crate) struct SkillPart {
     pub skill: Arc<Skill>,
     pub visible: Option<Predicate>,
+    pub files_visible: Vec<Option<Predicate>>,
     pub source: u64,
 }
 
@@ -37,15 +40,21 @@ pub(crate) fn parts(skills: Skills, source: u64) -> impl Iterator<Item = SkillPa
     skills.skills.into_iter().map(move |skill| SkillPart {
         skill,
         visible: None,
+        files_visible: Vec::new(),
         source,
     })
 }
 
 /// The resource serving one file of a skill: `SKILL.md` named and
 /// described by its frontmatter; UTF-8 text as `text`, the rest as `blob`.
-pub(crate) fn file_entry(part: &SkillPart, file: &SkillFile) -> ResourceEntry {
+pub(crate) fn file_entry(part: &SkillPart, index: usize, file: &SkillFile) -> ResourceEntry {
     let skill = &part.skill;
     let skill_md = file.uri == skill.uri;
+    let visible = if skill_md {
+        part.visible.clone()
+    } else {
+        part.files_visible.get(index).cloned().flatten()
+    };
     let name = if skill_md {
         skill.name().to_owned()
     } else {
@@ -93,7 +102,7 @@ pub(crate) fn file_entry(part: &SkillPart, file: &SkillFile) -> ResourceEntry {
         handler,
         completers: Vec::new(),
         scopes: skill.scopes.clone(),
-        visible: part.visible.clone(),
+        visible,
         app: false,
         location: "skills",
     }

@@ -497,14 +497,8 @@ async fn a_binary_started_before_its_authorization_server_waits_for_it() {
     let base = format!("http://127.0.0.1:{port}");
     let resource = format!("{base}/mcp");
     let _server = support::Killed(
-        Command::new(support::example_binary("everything"))
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .env("MCP_AUTH_ISSUER", &issuer)
-            .env("MCP_AUTH_RESOURCE", &resource)
+        protected("everything", port, &issuer, &resource)
             .env("MCP_AUTH_CHALLENGE_SCOPES", "tickets:read, tickets:list")
-            .env_remove("MCP_REDIS_URL")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
             .spawn()
             .expect("the example starts"),
     );
@@ -570,22 +564,13 @@ async fn the_resource_metadata_names_the_issuer_as_its_server_declares_it() {
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let resource = format!("{base}/mcp");
+    let slashed = format!("{}/", auth.issuer);
     let _server = support::Killed(
-        Command::new(support::example_binary("everything"))
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .env("MCP_AUTH_ISSUER", format!("{}/", auth.issuer))
-            .env("MCP_AUTH_RESOURCE", &resource)
-            .env_remove("MCP_REDIS_URL")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+        protected("everything", port, &slashed, &resource)
             .spawn()
             .expect("the example starts"),
     );
-    let started = std::time::Instant::now();
-    while get(&format!("{base}/readyz")).await.0 != 200 {
-        assert!(started.elapsed() < Duration::from_secs(30), "the binary is not ready");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until_ready(&base).await;
     let (status, body) = get(&format!("{base}/.well-known/oauth-protected-resource/mcp")).await;
     assert_eq!(status, 200, "{body}");
     let metadata: Value = serde_json::from_str(&body).unwrap();
@@ -615,15 +600,10 @@ async fn an_authorization_server_without_keys_is_used_by_introspection() {
     let base = format!("http://127.0.0.1:{port}");
     let resource = format!("{base}/mcp");
     let binary = |credentials: bool| {
-        let mut command = Command::new(support::example_binary("everything"));
+        let mut command = protected("everything", port, &auth.issuer, &resource);
         command
-            .args(["--http", &format!("127.0.0.1:{port}")])
-            .env("MCP_AUTH_ISSUER", &auth.issuer)
-            .env("MCP_AUTH_RESOURCE", &resource)
-            .env_remove("MCP_REDIS_URL")
             .env_remove("MCP_AUTH_CLIENT_ID")
             .env_remove("MCP_AUTH_CLIENT_SECRET")
-            .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped());
         if credentials {
             command
@@ -640,11 +620,7 @@ async fn an_authorization_server_without_keys_is_used_by_introspection() {
     assert!(said.contains("no jwks_uri"), "{said}");
 
     let _server = support::Killed(binary(true).spawn().expect("the example starts"));
-    let started = std::time::Instant::now();
-    while get(&format!("{base}/readyz")).await.0 != 200 {
-        assert!(started.elapsed() < Duration::from_secs(30), "the binary is not ready");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until_ready(&base).await;
     let opaque = auth.token("mcp-opaque", &resource, "tickets:read").await;
     assert_eq!(list_status(&resource, &opaque).await, 200, "an opaque token");
     assert_eq!(list_status(&resource, "forged.not.ajwt").await, 401);
@@ -670,22 +646,12 @@ async fn the_after_sales_export_needs_the_write_scope() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let _server = support::Killed(
-        Command::new(support::example_binary("after-sales"))
-            .args(["--http", &format!("127.0.0.1:{port}")])
+        protected("after-sales", port, &auth.issuer, &resource)
             .env("DATABASE_URL", format!("sqlite://{}", dir.join("desk.db").display()))
-            .env("MCP_AUTH_ISSUER", &auth.issuer)
-            .env("MCP_AUTH_RESOURCE", &resource)
-            .env_remove("MCP_REDIS_URL")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
             .spawn()
             .expect("the example starts"),
     );
-    let started = std::time::Instant::now();
-    while get(&format!("{base}/readyz")).await.0 != 200 {
-        assert!(started.elapsed() < Duration::from_secs(60), "the binary is not ready");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until_ready(&base).await;
     let export = |token: String| {
         let resource = resource.clone();
         async move {
@@ -721,4 +687,27 @@ async fn the_after_sales_export_needs_the_write_scope() {
 
 fn port_addr(port: u16) -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+/// An example's binary serving HTTP on `port`, protected by `issuer` for
+/// `resource` (no Redis, output dropped): add what else it needs.
+fn protected(example: &str, port: u16, issuer: &str, resource: &str) -> Command {
+    let mut command = Command::new(support::example_binary(example));
+    command
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .env("MCP_AUTH_ISSUER", issuer)
+        .env("MCP_AUTH_RESOURCE", resource)
+        .env_remove("MCP_REDIS_URL")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    command
+}
+
+/// Waits (at most a minute) until `base/readyz` says ready.
+async fn until_ready(base: &str) {
+    let started = std::time::Instant::now();
+    while get(&format!("{base}/readyz")).await.0 != 200 {
+        assert!(started.elapsed() < Duration::from_secs(60), "the binary is not ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

@@ -227,40 +227,31 @@ mod tests {
         pub(super) static DECODED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     }
 
+    /// Matches `uri` against `template`: what it bound, and the bytes decoded.
+    fn decoding(template: &str, uri: &str) -> (Option<Vec<(String, String)>>, usize) {
+        let t = UriTemplate::parse(template).unwrap();
+        DECODED.with(|d| d.set(0));
+        let bound = t.matches(uri);
+        (bound, DECODED.with(std::cell::Cell::get))
+    }
+
     #[test]
     fn matching_decodes_about_what_it_reads() {
-        let t = UriTemplate::parse("files://{+dir}/{name}").unwrap();
         let long = format!("files://{}{}/", "a".repeat(1 << 20), "/b".repeat(600));
-        DECODED.with(|d| d.set(0));
-        assert_eq!(t.matches(&long), None);
-        let decoded = DECODED.with(std::cell::Cell::get);
-        assert!(
-            decoded <= 4 * long.len() + 4096,
-            "decoded {decoded} bytes for {}",
-            long.len()
-        );
+        let (bound, decoded) = decoding("files://{+dir}/{name}", &long);
+        assert_eq!(bound, None);
+        assert!(decoded <= 4 * long.len() + 4096, "decoded {decoded} of {}", long.len());
         // Two paths, each may end at any `/`: still bounded.
-        let t = UriTemplate::parse("repo://{+a}/x/{+b}").unwrap();
         let long = format!("repo://{}{}", "a/x/".repeat(1 << 16), "b/");
-        DECODED.with(|d| d.set(0));
-        assert_eq!(t.matches(&long), None);
-        let decoded = DECODED.with(std::cell::Cell::get);
-        assert!(
-            decoded <= 4 * long.len() + 4096,
-            "decoded {decoded} bytes for {}",
-            long.len()
-        );
+        let (bound, decoded) = decoding("repo://{+a}/x/{+b}", &long);
+        assert_eq!(bound, None);
+        assert!(decoded <= 4 * long.len() + 4096, "decoded {decoded} of {}", long.len());
         // A deep path that matches decodes each value once.
-        let t = UriTemplate::parse("files://{+dir}/{name}").unwrap();
         let deep = format!("files://{}f.txt", "d/".repeat(500));
-        DECODED.with(|d| d.set(0));
-        let bound = t.matches(&deep).unwrap();
-        assert_eq!(
-            bound[0],
-            ("dir".into(), "d/".repeat(500).trim_end_matches('/').to_owned())
-        );
-        assert_eq!(bound[1], ("name".into(), "f.txt".into()));
-        assert!(DECODED.with(std::cell::Cell::get) <= deep.len());
+        let (bound, decoded) = decoding("files://{+dir}/{name}", &deep);
+        let dir = "d/".repeat(500).trim_end_matches('/').to_owned();
+        assert_eq!(bound, Some(vec![("dir".into(), dir), ("name".into(), "f.txt".into())]));
+        assert!(decoded <= deep.len());
     }
 
     #[test]

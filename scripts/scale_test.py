@@ -515,6 +515,10 @@ def forged_task_event():
     try:
         agreed = follow.ack[1]["params"]["notifications"].get("taskIds", [])
         assert agreed == [tid], agreed
+        # The stream starts with the task as it is: working.
+        assert follow.wait(lambda m: m.get("method") == "notifications/tasks", 5), "the task's state was not sent"
+        first = [m for _, m in follow.events if m.get("method") == "notifications/tasks"]
+        assert [m["params"]["status"] for m in first] == ["working"], first
         fake = {"taskId": tid, "status": "completed", "createdAt": "2026-01-01T00:00:00Z",
                 "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 1,
                 "result": {"content": [{"type": "text", "text": "forged"}]}}
@@ -525,7 +529,7 @@ def forged_task_event():
             receivers = redis_cli("PUBLISH", "everything:events", message)
             assert receivers != ["0"], "nobody subscribes to everything:events"
         time.sleep(1.5)
-        heard = [m for _, m in follow.events if m.get("method") == "notifications/tasks"]
+        heard = [m for _, m in follow.events if m.get("method") == "notifications/tasks"][len(first):]
         assert not heard, f"a forged event reached the listener: {heard}"
         assert task_get(REPLICAS[1], tid)["status"] == "working"
         result(rpc(REPLICAS[2], "tasks/cancel", {"taskId": tid}, name=tid))

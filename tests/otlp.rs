@@ -1128,8 +1128,9 @@ async fn a_binary_with_its_own_main_exports_and_flushes_at_sigterm() {
 }
 
 /// A stdio server stopped by SIGTERM while its input is still open (a host
-/// whose server did not exit when it closed the input sends one) exits 0
-/// and flushes what it recorded, instead of dying with it.
+/// whose server did not exit when it closed the input sends one) ends as at
+/// the input's end: the call it is running is answered, it exits 0 and
+/// flushes what it recorded, instead of dying with it.
 #[cfg(unix)]
 #[tokio::test]
 async fn a_stdio_server_flushes_at_sigterm() {
@@ -1154,17 +1155,26 @@ async fn a_stdio_server_flushes_at_sigterm() {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "test_simple_text", "arguments": {}, "_meta": meta_with(json!({}))}});
     writeln!(stdin, "{call}").unwrap();
+    let mut answers = BufReader::new(child.stdout.take().unwrap());
     let mut answer = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut answer)
-        .unwrap();
+    answers.read_line(&mut answer).unwrap();
     assert!(answer.contains("simple text response"), "{answer}");
+    let slow = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "slow_compute", "arguments": {"seconds": 1}, "_meta": meta_with(json!({}))}});
+    writeln!(stdin, "{slow}").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(receiver.trace_requests(), 0, "nothing is sent before the stop");
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
+    answer.clear();
+    answers.read_line(&mut answer).unwrap();
+    assert!(
+        answer.contains("compute: done after 1 s"),
+        "the running call is answered: {answer}"
+    );
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {

@@ -157,7 +157,8 @@ fn usage(name: &str) -> String {
          the token's subject, the header {PRINCIPAL_HEADER_ENV} names (set by a trusted proxy), or the address.\n\
          Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to change the level.\n\
          Over HTTP, SIGTERM or Ctrl-C stops the server gracefully: requests in flight get\n\
-         {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish.\n{otel}",
+         {SHUTDOWN_GRACE_ENV} seconds (default 30) to finish. Over stdio they end the input as its\n\
+         close does; the requests read get {SHUTDOWN_GRACE_ENV} seconds (default 5) to be answered.\n{otel}",
         otel = OTEL_USAGE
     )
 }
@@ -491,6 +492,11 @@ pub const SESSION_PREFIX_ENV: &str = "MCP_SESSION_PREFIX";
 /// for requests in flight, in seconds (default 30).
 pub const SHUTDOWN_GRACE_ENV: &str = "MCP_SHUTDOWN_GRACE";
 
+/// How long a stdio server stopped by a signal answers the requests it
+/// has read (`MCP_SHUTDOWN_GRACE` sets it): hosts that send SIGTERM send
+/// SIGKILL a few seconds later.
+const STDIO_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 fn grace_from_env() -> std::io::Result<Option<std::time::Duration>> {
     let Ok(text) = std::env::var(SHUTDOWN_GRACE_ENV) else {
         return Ok(None);
@@ -660,13 +666,40 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
             }
             tracing::debug!("serving stdio");
             // A host stops a stdio server by closing its input, then by
-            // SIGTERM if it does not exit: that ends serving as the end of
-            // the input would (spans and metrics are flushed on the way out),
-            // instead of the process dying with them.
-            let stop = crate::transport::stop_signal_installed().await;
+            // SIGTERM if it does not exit: the signal ends the input as its
+            // close would. The requests read are answered, for at most the
+            // grace (5 s, or MCP_SHUTDOWN_GRACE); then the process exits,
+            // its spans and metrics flushed on the way out, instead of dying
+            // with them.
+            let grace = grace_from_env()?.unwrap_or(STDIO_GRACE);
+            let signal = crate::transport::stop_signal_installed().await;
+            // Heard on a task of its own: the input's reader and the grace's
+            // timer both learn of it, whatever either is waiting on.
+            let (signalled, heard) = tokio::sync::watch::channel(false);
+            tokio::spawn(async move {
+                signal.await;
+                let _ = signalled.send(true);
+            });
+            let mut input_heard = heard.clone();
+            let stop = async move {
+                let _ = input_heard.wait_for(|stopped| *stopped).await;
+            };
+            let serving = crate::transport::stdio::serve_until(server, stop);
+            let mut grace_heard = heard;
+            let give_up = async move {
+                let stopped = grace_heard.wait_for(|stopped| *stopped).await.is_ok();
+                if stopped {
+                    tokio::time::sleep(grace).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            };
             tokio::select! {
-                served = crate::transport::stdio::serve(server) => served,
-                () = stop => Ok(()),
+                served = serving => served,
+                () = give_up => {
+                    tracing::warn!("requests still running {grace:?} after the stop signal are not answered");
+                    Ok(())
+                }
             }
         }
         Command::Http(addr) => {

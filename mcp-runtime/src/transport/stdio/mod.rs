@@ -47,13 +47,72 @@ pub fn serve(server: Server) -> impl std::future::Future<Output = std::io::Resul
 /// [`serve`], compiled here (see [`crate::boxed::BoxFuture`]).
 #[inline(never)]
 fn serve_std(server: Server) -> crate::boxed::BoxFuture<'static, std::io::Result<()>> {
+    serve_std_until(server, Box::pin(std::future::pending()))
+}
+
+/// [`serve`], with the input taken as ended once `stop` completes (a stop
+/// signal, say): the requests read still run and are answered, as at the
+/// input's end.
+pub fn serve_until(
+    server: Server,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> impl std::future::Future<Output = std::io::Result<()>> + Send {
+    serve_std_until(server, Box::pin(stop))
+}
+
+#[inline(never)]
+fn serve_std_until(
+    server: Server,
+    stop: crate::boxed::BoxFuture<'static, ()>,
+) -> crate::boxed::BoxFuture<'static, std::io::Result<()>> {
     Box::pin(async move {
         #[cfg(unix)]
         if let (Some(input), Some(output)) = (pipe::Pipe::stdin(), pipe::Pipe::stdout()) {
-            return serve_io(server, input, output).await;
+            return serve_io(
+                server,
+                EndAt {
+                    input,
+                    stop: Some(stop),
+                },
+                output,
+            )
+            .await;
         }
-        serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+        serve_io(
+            server,
+            EndAt {
+                input: tokio::io::stdin(),
+                stop: Some(stop),
+            },
+            tokio::io::stdout(),
+        )
+        .await
     })
+}
+
+/// An input that ends (reads as at its end) once `stop` completes.
+struct EndAt<R> {
+    input: R,
+    /// `None` once it has completed.
+    stop: Option<crate::boxed::BoxFuture<'static, ()>>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for EndAt<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        let Some(stop) = this.stop.as_mut() else {
+            return std::task::Poll::Ready(Ok(()));
+        };
+        if stop.as_mut().poll(cx).is_ready() {
+            this.stop = None;
+            return std::task::Poll::Ready(Ok(()));
+        }
+        std::pin::Pin::new(&mut this.input).poll_read(cx, buf)
+    }
 }
 
 /// Serves any byte stream pair as stdio (for tests and embedding).

@@ -45,7 +45,7 @@ pub fn decode_arguments<T: DeserializeOwned>(
 }
 
 /// `text` parsed, with every number written with a fraction or an exponent
-/// whose value is a whole number within `i64`/`u64` written as an integer;
+/// whose value is a whole number within 2^53 written as an integer;
 /// `None` when there is none (or `text` is not JSON).
 fn whole_numbers(text: &str) -> Option<Value> {
     fn visit(value: &mut Value) -> bool {
@@ -66,20 +66,13 @@ fn whole_numbers(text: &str) -> Option<Value> {
     visit(&mut value).then_some(value)
 }
 
-/// A whole `f64` as a JSON integer, when `i64` or `u64` holds it exactly.
+/// A whole `f64` as a JSON integer, within 2^53 either side: there every
+/// integer is a double of its own, so the number written is the one meant
+/// (`9007199254740993.0` reads as ...992: refused, not changed).
 fn as_integer(n: f64) -> Option<Value> {
-    // 2^63 and 2^64 are exact as doubles; the casts below are in range.
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
-    if n.fract() != 0.0 || !n.is_finite() {
-        None
-    } else if (-TWO_63..TWO_63).contains(&n) {
-        Some(Value::from(n as i64))
-    } else if (0.0..TWO_64).contains(&n) {
-        Some(Value::from(n as u64))
-    } else {
-        None
-    }
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    // In range, the cast is exact.
+    (n.fract() == 0.0 && (-EXACT..=EXACT).contains(&n)).then(|| Value::from(n as i64))
 }
 
 fn explain(tool: &str, text: &str, specs: &[ArgSpec], fallback: serde_json::Error) -> String {
@@ -122,10 +115,11 @@ mod tests {
     fn whole_numbers_become_integers_within_64_bits() {
         assert_eq!(as_integer(2.0), Some(json!(2)));
         assert_eq!(as_integer(-0.0), Some(json!(0)));
-        assert_eq!(as_integer(-9_223_372_036_854_775_808.0), Some(json!(i64::MIN)));
-        assert_eq!(as_integer(9_223_372_036_854_775_808.0), Some(json!(1u64 << 63)));
-        assert_eq!(as_integer(18_446_744_073_709_551_616.0), None);
-        assert_eq!(as_integer(-9_223_372_036_854_777_856.0), None);
+        assert_eq!(as_integer(9_007_199_254_740_992.0), Some(json!(1i64 << 53)));
+        assert_eq!(as_integer(-9_007_199_254_740_992.0), Some(json!(-(1i64 << 53))));
+        // Past 2^53 a double stands for several integers: which one is unknown.
+        assert_eq!(as_integer(9_007_199_254_740_994.0), None);
+        assert_eq!(as_integer(1e19), None);
         assert_eq!(as_integer(2.5), None);
         assert_eq!(as_integer(f64::INFINITY), None);
     }

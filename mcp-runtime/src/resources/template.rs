@@ -67,7 +67,7 @@ impl UriTemplate {
         let mut bound = Vec::new();
         let mut budget = Budget {
             steps: MAX_STEPS,
-            bytes: uri.len().saturating_mul(4).saturating_add(4096),
+            bytes: uri.len().saturating_mul(16).saturating_add(1 << 16),
         };
         self.match_from(0, uri, &mut bound, &mut budget).then_some(bound)
     }
@@ -148,8 +148,9 @@ impl UriTemplate {
 
 /// What one match may spend: steps (each part tried at one place counts
 /// one), so that a URI with many occurrences of a literal cannot make
-/// matching slow; and bytes decoded or scanned (four times the URI's
-/// length, and 4 KiB).
+/// matching slow; and bytes decoded or scanned (sixteen times the URI's
+/// length, and 64 KiB: a value may be scanned once per place the one before
+/// it may end, and decoded again when the first decoding is refused).
 struct Budget {
     steps: u32,
     bytes: usize,
@@ -240,12 +241,29 @@ mod tests {
         let long = format!("files://{}{}/", "a".repeat(1 << 20), "/b".repeat(600));
         let (bound, decoded) = decoding("files://{+dir}/{name}", &long);
         assert_eq!(bound, None);
-        assert!(decoded <= 4 * long.len() + 4096, "decoded {decoded} of {}", long.len());
+        assert!(
+            decoded <= 16 * long.len() + (1 << 16),
+            "decoded {decoded} of {}",
+            long.len()
+        );
         // Two paths, each may end at any `/`: still bounded.
         let long = format!("repo://{}{}", "a/x/".repeat(1 << 16), "b/");
         let (bound, decoded) = decoding("repo://{+a}/x/{+b}", &long);
         assert_eq!(bound, None);
-        assert!(decoded <= 4 * long.len() + 4096, "decoded {decoded} of {}", long.len());
+        assert!(
+            decoded <= 16 * long.len() + (1 << 16),
+            "decoded {decoded} of {}",
+            long.len()
+        );
+        // Values refused once, and several paths in a row, still match.
+        let tail = "q".repeat(5000);
+        let (bound, _) = decoding("x://{+a}/{+b}", &format!("x://p/C:/{tail}"));
+        assert_eq!(
+            bound,
+            Some(vec![("a".into(), "p/C:".into()), ("b".into(), tail.clone())])
+        );
+        let (bound, _) = decoding("x://{+a}/{+b}/{+c}/{+d}/end", &format!("x://a/b/c/{tail}/end"));
+        assert_eq!(bound.map(|b| b.len()), Some(4));
         // A deep path that matches decodes each value once.
         let deep = format!("files://{}f.txt", "d/".repeat(500));
         let (bound, decoded) = decoding("files://{+dir}/{name}", &deep);

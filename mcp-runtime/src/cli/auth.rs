@@ -196,6 +196,18 @@ mod verifiers {
                         awaiting.ready();
                         return;
                     }
+                    Err(Failure::Unusable(why)) => {
+                        // Reached, but of no use to this configuration: a
+                        // mistake no retry mends. The server stays unready.
+                        tracing::error!(
+                            "authorization server {issuer}: {why}; protected requests get 503 until the \
+                             configuration is corrected and the server restarted"
+                        );
+                        if let Ok(mut last) = shared.last_error.lock() {
+                            *last = why;
+                        }
+                        return;
+                    }
                     Err(e) => {
                         // Said at every doubling, then about twice a minute.
                         tracing::warn!(

@@ -88,6 +88,9 @@ async fn result(
             let store = &server.inner.tasks.store;
             let changed = store.changed(&record.id, record.version);
             match record.expires_ms() {
+                // Past its time by this replica's clock (a shared store's may
+                // keep it a moment longer): gone, not read again at once.
+                Some(at) if at <= crate::tasks::time::now_ms() => return Err(super::tasks::not_found(&record.id)),
                 Some(at) => {
                     let left = at.saturating_sub(crate::tasks::time::now_ms());
                     if let Ok(waited) = tokio::time::timeout(std::time::Duration::from_millis(left), changed).await {

@@ -150,10 +150,16 @@ pub(crate) async fn find(server: &Server, id: &str, principal: Option<&str>) -> 
             crate::telemetry::link_current(record.trace.as_deref());
             Ok(record)
         }
-        _ => Err(McpError::invalid_params(format!(
-            "Failed to retrieve task: task {id:?} not found (unknown, expired, or not yours)"
-        ))),
+        _ => Err(not_found(id)),
     }
+}
+
+/// -32602 for a task this caller cannot see: the same for an unknown id, an
+/// expired task and another principal's.
+pub(crate) fn not_found(id: &str) -> McpError {
+    McpError::invalid_params(format!(
+        "Failed to retrieve task: task {id:?} not found (unknown, expired, or not yours)"
+    ))
 }
 
 async fn update(

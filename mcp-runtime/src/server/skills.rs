@@ -130,7 +130,8 @@ fn fingerprint(dir: &Path) -> Fingerprint {
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(meta) = std::fs::metadata(&path) else { continue };
-            if meta.is_dir() && held.len() < 32 {
+            // The root and 32 levels below it, as the reader.
+            if meta.is_dir() && held.len() <= 32 {
                 let Ok(canonical) = std::fs::canonicalize(&path) else {
                     continue;
                 };

@@ -8,15 +8,16 @@ use std::time::{Duration, Instant};
 
 /// Keys kept at most. A cell whose TAT has passed holds nothing (a new
 /// cell is the same), so those are dropped first; past the bound with
-/// every cell live, the tenth nearest to free go (their callers get a
-/// fresher burst than they earned). A caller held back has a TAT far ahead:
-/// new keys, however many, do not give it a fresh burst.
+/// every cell live, the tenth that owe the fewest calls go (a dropped cell's
+/// caller gets its burst back: the calls it owes, at its own rate). A
+/// caller held back owes many: new keys, however many, do not free it.
 const MAX_CELLS: usize = 100_000;
 
 /// Spends one call of a rate per key, in memory.
 pub(crate) struct Cells {
     start: Instant,
-    cells: Mutex<HashMap<Box<str>, u64>>,
+    /// Each key's TAT, and the interval of the rate it is spent at.
+    cells: Mutex<HashMap<Box<str>, (u64, u64)>>,
     max: usize,
 }
 
@@ -41,22 +42,25 @@ impl Cells {
     pub(crate) fn spend(&self, key: &str, rate: Rate) -> Option<Duration> {
         let now = self.now_us();
         let mut cells = self.cells.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let tat = cells.get(key).copied().unwrap_or(now).max(now);
+        let tat = cells.get(key).map_or(now, |(tat, _)| *tat).max(now);
         if let Some(wait) = gcra(now, tat, rate) {
             return Some(wait);
         }
-        let next = tat.saturating_add(rate.interval_us());
+        let interval = rate.interval_us();
+        let next = (tat.saturating_add(interval), interval);
         if let Some(cell) = cells.get_mut(key) {
             *cell = next;
         } else {
             if cells.len() >= self.max {
-                cells.retain(|_, tat| *tat > now);
+                cells.retain(|_, (tat, _)| *tat > now);
                 if cells.len() >= self.max {
-                    let mut tats: Vec<u64> = cells.values().copied().collect();
-                    let tenth = tats.len() / 10;
-                    let (_, nearest, _) = tats.select_nth_unstable(tenth);
-                    let nearest = *nearest;
-                    cells.retain(|_, tat| *tat > nearest);
+                    // The calls a cell owes: what dropping it would give back.
+                    let owed = |(tat, interval): &(u64, u64)| tat.saturating_sub(now) / (*interval).max(1);
+                    let mut debts: Vec<u64> = cells.values().map(owed).collect();
+                    let tenth = debts.len() / 10;
+                    let (_, least, _) = debts.select_nth_unstable(tenth);
+                    let least = *least;
+                    cells.retain(|_, cell| owed(cell) > least);
                 }
             }
             cells.insert(key.into(), next);
@@ -104,5 +108,15 @@ mod tests {
         }
         assert!(cells.cells.lock().unwrap().len() <= 1_000);
         assert!(cells.spend("held", rate).is_some(), "the held caller is still held");
+        // New keys at a slower rate (their TAT further ahead, though they owe
+        // one call each) do not free a caller that owes many at a fast one.
+        let cells = Cells::bounded(1_000);
+        let fast: Rate = "1/s burst 50".parse().unwrap();
+        while cells.spend("held", fast).is_none() {}
+        let slow: Rate = "1/min burst 1".parse().unwrap();
+        for i in 0..5_000 {
+            assert_eq!(cells.spend(&format!("new {i}"), slow), None);
+        }
+        assert!(cells.spend("held", fast).is_some(), "the held caller is still held");
     }
 }

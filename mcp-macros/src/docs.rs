@@ -39,9 +39,7 @@ impl Doc {
                     });
                 }
                 quote! {
-                    ::core::option::Option::Some(
-                        ::mcp_runtime::__private::trim_doc(::core::concat!(#(#parts),*))
-                    )
+                    ::mcp_runtime::__private::doc_text(::core::concat!(#(#parts),*))
                 }
             }
         }

@@ -28,9 +28,15 @@ pub use serde_json::value::RawValue;
 
 /// A description joined by `concat!` from doc attributes, one of them an
 /// expression (`#[doc = include_str!("tool.md")]`): without the blank lines
-/// and spaces at its ends, as a description of doc comments is.
-pub const fn trim_doc(text: &'static str) -> &'static str {
-    text.trim_ascii()
+/// and spaces at its ends, and none when nothing else is left, as a
+/// description of doc comments is.
+pub const fn doc_text(text: &'static str) -> Option<&'static str> {
+    let text = text.trim_ascii();
+    if text.is_empty() {
+        None
+    } else {
+        Some(text)
+    }
 }
 
 /// Wraps a finished outcome as a tool future.

@@ -229,6 +229,14 @@ pub(crate) fn included_docs(
     name
 }
 
+// A blank file on purpose: a description of nothing is none.
+#[allow(clippy::empty_docs)]
+#[doc = include_str!("blank_doc.md")]
+#[tool]
+pub(crate) fn included_blank() -> String {
+    String::new()
+}
+
 /// Only a file.
 #[doc = ""]
 #[tool(description = "The attribute wins over the file.")]
@@ -489,6 +497,7 @@ pub(crate) fn all_tools() -> Vec<(Tool, bool)> {
         (tool::<documented>(), false),
         (tool::<included_docs>(), false),
         (tool::<included_docs_overridden>(), false),
+        (tool::<included_blank>(), false),
         (tool::<overridden>(), false),
         (tool::<titled_only>(), false),
         (tool::<hinted>(), false),

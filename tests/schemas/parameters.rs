@@ -189,6 +189,8 @@ fn a_doc_attribute_of_an_expression_is_part_of_the_description() {
     );
     let t = tool::<included_docs_overridden>();
     assert_eq!(t.description.as_deref(), Some("The attribute wins over the file."));
+    // A blank file is no description, as blank doc lines are none.
+    assert_eq!(tool::<included_blank>().description, None);
 }
 
 #[test]

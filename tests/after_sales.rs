@@ -94,7 +94,7 @@ fn every_tool(url: &str, dir: &Scratch) {
     // The export: a task whose CSV is kept in the database. A reason that
     // tries to end its field and add columns, or to be a formula, stays one
     // field of text.
-    let reason = "x\",store_credit,9999999,refunded";
+    let reason = "=HYPERLINK(\"x\"),store_credit,9999999,refunded";
     sql(
         url,
         &[&format!("UPDATE tickets SET reason = '{reason}' WHERE number = 1")],
@@ -116,7 +116,7 @@ fn every_tool(url: &str, dir: &Scratch) {
     let rows = csv_rows(&csv);
     assert_eq!(rows.len(), 2, "the header and T-1: {rows:?}");
     assert!(rows.iter().all(|r| r.len() == 8), "{rows:?}");
-    assert_eq!(rows[1][4], reason, "{rows:?}");
+    assert_eq!(rows[1][4], format!("'{reason}"), "a formula is text: {rows:?}");
     assert_eq!(rows[1][5], "original_card", "{rows:?}");
     assert!(!csv.contains("T-2,"), "T-2 was opened in another month: {csv}");
     assert_eq!(link["size"], csv.len(), "{done}");

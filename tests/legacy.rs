@@ -266,8 +266,6 @@ async fn task_tools_run_synchronously_for_a_legacy_session() {
     }
 }
 
-/// 2025-11-25's tasks: declared at `initialize`, tools listed with their
-/// `execution`, a call with `task` answered with its task, which
 /// A URL elicitation's `elicitationId` is unique within the server (two
 /// calls of one tool asked the same `login`), so that a client tells them
 /// and their completions apart.
@@ -320,6 +318,8 @@ async fn a_task_that_expires_while_it_runs_ends_its_waiters_and_its_work() {
     }
 }
 
+/// 2025-11-25's tasks: declared at `initialize`, tools listed with their
+/// `execution`, a call with `task` answered with its task, which
 /// `tasks/get` polls, `tasks/result` waits for (asking the task's questions
 /// on its stream, each naming the task), and `tasks/cancel` stops.
 #[tokio::test]

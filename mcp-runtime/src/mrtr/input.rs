@@ -243,7 +243,7 @@ impl Ask<Elicited<()>> {
                     url: url.into(),
                     // Unique within the server, as 2025-11-25 asks: a client
                     // tells concurrent ones (and their completions) apart.
-                    elicitation_id: Some(format!("{key}-{}", unique_suffix())),
+                    elicitation_id: Some(format!("{key}-{}", crate::session::random_id())),
                 }),
             }),
             key,
@@ -257,14 +257,6 @@ impl Ask<Elicited<()>> {
             }),
         }
     }
-}
-
-/// 64 random bits, hex.
-fn unique_suffix() -> String {
-    use chacha20poly1305::aead::rand_core::RngCore;
-    let mut bytes = [0u8; 8];
-    chacha20poly1305::aead::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Ask<Sampled> {

@@ -213,9 +213,19 @@ impl IntrospectionVerifier {
         resource: impl Into<String>,
     ) -> Result<Self, Rejection> {
         let meta = AuthServerMetadata::discover(issuer).await?;
-        let endpoint = meta
-            .introspection_endpoint
-            .ok_or_else(|| Rejection::Unavailable(format!("the metadata of {issuer} has no introspection_endpoint")))?;
+        Self::from_metadata(meta, client_id, client_secret, resource)
+    }
+
+    /// [`discover`](Self::discover) with the metadata already fetched.
+    pub(crate) fn from_metadata(
+        meta: AuthServerMetadata,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+        resource: impl Into<String>,
+    ) -> Result<Self, Rejection> {
+        let endpoint = meta.introspection_endpoint.ok_or_else(|| {
+            Rejection::Unavailable(format!("the metadata of {} has no introspection_endpoint", meta.issuer))
+        })?;
         let mut verifier = IntrospectionVerifier::new(endpoint, client_id, client_secret, resource)?;
         verifier.issuer = Some(meta.issuer);
         Ok(verifier)

@@ -127,9 +127,17 @@ impl JwtVerifier {
     /// Connect Discovery) and fetches the keys once.
     pub async fn discover(issuer: &str, resource: impl Into<String>) -> Result<Self, Rejection> {
         let meta = AuthServerMetadata::discover(issuer).await?;
+        Self::from_metadata(meta, resource).await
+    }
+
+    /// [`discover`](Self::discover) with the metadata already fetched.
+    pub(crate) async fn from_metadata(
+        meta: AuthServerMetadata,
+        resource: impl Into<String>,
+    ) -> Result<Self, Rejection> {
         let jwks = meta
             .jwks_uri
-            .ok_or_else(|| Rejection::Unavailable(format!("the metadata of {issuer} has no jwks_uri")))?;
+            .ok_or_else(|| Rejection::Unavailable(format!("the metadata of {} has no jwks_uri", meta.issuer)))?;
         let verifier = JwtVerifier::new(meta.issuer, resource, jwks)?;
         verifier.refetch().await?;
         *verifier.fetching.lock().await = Some(Instant::now());

@@ -110,10 +110,15 @@ mod verifiers {
     /// a trailing slash).
     pub(super) async fn discover(issuer: &str, resource: &str) -> Result<(Either, String), Failure> {
         let unreachable = |e: Rejection| Failure::Unreachable(format!("{ISSUER_ENV}={issuer}: {e}"));
+        // The metadata is fetched once, for both verifiers.
         let meta = AuthServerMetadata::discover(issuer).await.map_err(unreachable)?;
         let credentials = var("MCP_AUTH_CLIENT_ID").zip(var("MCP_AUTH_CLIENT_SECRET"));
         let jwt = match meta.jwks_uri {
-            Some(_) => Some(JwtVerifier::discover(issuer, resource).await.map_err(unreachable)?),
+            Some(_) => Some(
+                JwtVerifier::from_metadata(meta.clone(), resource)
+                    .await
+                    .map_err(unreachable)?,
+            ),
             None => None,
         };
         let introspect = match credentials {
@@ -123,8 +128,7 @@ mod verifiers {
                 )))
             }
             Some((id, secret)) => Some(
-                IntrospectionVerifier::discover(issuer, id, secret, resource)
-                    .await
+                IntrospectionVerifier::from_metadata(meta.clone(), id, secret, resource)
                     .map_err(|e| Failure::Unreachable(format!("introspection at {issuer}: {e}")))?,
             ),
             None if jwt.is_none() => {

@@ -3,6 +3,7 @@
 //! 403 or 503 (the scopes themselves are the dispatcher's, in
 //! `dispatch/access.rs`).
 
+use super::conns::Sparse;
 use super::{error_response, status, McpBody};
 use http::{header, HeaderMap, Method, Response, StatusCode};
 use std::sync::Arc;
@@ -58,7 +59,7 @@ pub(super) async fn authorize(
     match auth.verify_from(token, peer).await {
         Ok(verified) => Ok(verified),
         Err(Rejection::Unavailable(why)) => {
-            UNAVAILABLE.say(&why);
+            say_unavailable(&why);
             let e = crate::error::McpError::internal("The authorization server is unavailable");
             let mut r = error_response(StatusCode::SERVICE_UNAVAILABLE, &e);
             r.headers_mut()
@@ -89,42 +90,11 @@ pub(super) fn insufficient_scope(auth: &crate::auth::ResourceServer, body: &[u8]
 /// Tokens that could not be verified, said at most once a minute: every
 /// protected request says it while the authorization server is away, and
 /// a client spending its introspection budget would say it at will.
-static UNAVAILABLE: Sparse = Sparse::new();
+static UNAVAILABLE: std::sync::Mutex<Sparse> = std::sync::Mutex::new(Sparse::new());
 
-/// A warning said at most once a minute, with how many went unsaid.
-struct Sparse(std::sync::Mutex<(Option<std::time::Instant>, u64)>);
-
-impl Sparse {
-    const fn new() -> Self {
-        Sparse(std::sync::Mutex::new((None, 0)))
-    }
-
-    /// Says `why` unless it was said less than a minute ago; whether it did.
-    fn say(&self, why: &str) -> bool {
-        let Ok(mut state) = self.0.lock() else { return false };
-        let (last, unsaid) = &mut *state;
-        if last.is_some_and(|at| at.elapsed() < std::time::Duration::from_secs(60)) {
-            *unsaid = unsaid.saturating_add(1);
-            return false;
-        }
-        let more = std::mem::take(unsaid);
-        *last = Some(std::time::Instant::now());
-        drop(state);
+fn say_unavailable(why: &str) {
+    let due = UNAVAILABLE.lock().ok().and_then(|mut sparse| sparse.due());
+    if let Some((more, _)) = due {
         tracing::warn!("cannot verify a token: {why} ({more} more since the last line; said at most once a minute)");
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Sparse;
-
-    #[test]
-    fn a_warning_is_said_once_a_minute() {
-        let sparse = Sparse::new();
-        assert!(sparse.say("the first"));
-        assert!(!sparse.say("the second"));
-        assert!(!sparse.say("the third"));
-        assert_eq!(sparse.0.lock().unwrap().1, 2);
     }
 }

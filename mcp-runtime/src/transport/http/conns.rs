@@ -415,28 +415,42 @@ async fn linger(mut stream: TcpStream, answer: Vec<u8>) -> std::io::Result<()> {
 
 /// Says refusals on stderr, at most once a minute.
 #[derive(Default)]
-pub(super) struct RefusalLog {
+pub(super) struct RefusalLog(Sparse);
+
+impl RefusalLog {
+    pub(super) fn note(&mut self, why: &Refused) {
+        let Some((unsaid, since)) = self.0.due() else { return };
+        if unsaid > 0 {
+            tracing::warn!("refused {unsaid} more connection(s) in the last {since:?}");
+        }
+        tracing::warn!("refusing connections with 503: {why} (said at most once a minute)");
+    }
+}
+
+/// A warning said at most once a minute ([`LOG_EVERY`]): the others are
+/// counted, and the next one said can tell how many were not.
+#[derive(Debug, Default)]
+pub(super) struct Sparse {
     last: Option<Instant>,
     unsaid: u64,
 }
 
-impl RefusalLog {
-    pub(super) fn note(&mut self, why: &Refused) {
+impl Sparse {
+    pub(super) const fn new() -> Self {
+        Sparse { last: None, unsaid: 0 }
+    }
+
+    /// `Some((unsaid, since))`: say it now; `unsaid` went unsaid in the
+    /// `since` since the last one said. `None`: counted, not said.
+    pub(super) fn due(&mut self) -> Option<(u64, Duration)> {
         let now = Instant::now();
-        if self.last.is_some_and(|t| now.saturating_duration_since(t) < LOG_EVERY) {
-            self.unsaid += 1;
-            return;
+        let since = self.last.map(|t| now.saturating_duration_since(t));
+        if since.is_some_and(|d| d < LOG_EVERY) {
+            self.unsaid = self.unsaid.saturating_add(1);
+            return None;
         }
-        if self.unsaid > 0 {
-            tracing::warn!(
-                "refused {} more connection(s) in the last {:?}",
-                self.unsaid,
-                self.last.map(|t| now.saturating_duration_since(t)).unwrap_or_default()
-            );
-        }
-        tracing::warn!("refusing connections with 503: {why} (said at most once a minute)");
         self.last = Some(now);
-        self.unsaid = 0;
+        Some((std::mem::take(&mut self.unsaid), since.unwrap_or_default()))
     }
 }
 
@@ -450,6 +464,15 @@ pub(super) fn open_file_limit() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_warning_is_said_once_a_minute() {
+        let mut sparse = Sparse::new();
+        assert_eq!(sparse.due().map(|(unsaid, _)| unsaid), Some(0));
+        assert_eq!(sparse.due(), None);
+        assert_eq!(sparse.due(), None);
+        assert_eq!(sparse.unsaid, 2);
+    }
 
     fn limits() -> Limits {
         Limits {

@@ -3,7 +3,7 @@
 //! already sent.
 
 use super::body::McpBody;
-use super::conns::{Activity, Closed, Connections, Limits, Metered, RefusalLog, Refusing, Slot};
+use super::conns::{Activity, Closed, Connections, Limits, Metered, RefusalLog, Refusing, Slot, Sparse};
 use super::handshakes;
 use super::stop::{Stop, Stopping, Watch};
 use super::{status, HttpConfig, McpService};
@@ -212,24 +212,13 @@ impl Drop for AbortOnDrop {
 /// Failed accepts (out of file descriptors, most often), said at most once a
 /// minute: the accept loop retries every 50 ms.
 #[derive(Default)]
-struct AcceptFailures {
-    last: Option<tokio::time::Instant>,
-    unsaid: u64,
-}
+struct AcceptFailures(Sparse);
 
 impl AcceptFailures {
     fn note(&mut self, e: &std::io::Error) {
-        let now = tokio::time::Instant::now();
-        if self
-            .last
-            .is_some_and(|t| now.saturating_duration_since(t) < Duration::from_secs(60))
-        {
-            self.unsaid += 1;
-            return;
+        if let Some((more, _)) = self.0.due() {
+            tracing::warn!("accept failed: {e} ({more} more failures since the last line; said at most once a minute)");
         }
-        let more = std::mem::take(&mut self.unsaid);
-        tracing::warn!("accept failed: {e} ({more} more failures since the last line; said at most once a minute)");
-        self.last = Some(now);
     }
 }
 

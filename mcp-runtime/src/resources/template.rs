@@ -167,10 +167,10 @@ impl Budget {
 /// The most steps one match takes.
 const MAX_STEPS: u32 = 1024;
 
+/// A variable's value, `raw` as `match_from` cut it (not empty; no `?` or
+/// `#`, and no `/` in a `{var}`'s: those are told where it may end),
+/// decoded and checked.
 fn decode_value(raw: &str, reserved: bool) -> Option<String> {
-    if raw.is_empty() || raw.contains(['?', '#']) || (!reserved && raw.contains('/')) {
-        return None;
-    }
     let value = percent_decode(raw)?;
     if value.contains('\0') {
         return None;

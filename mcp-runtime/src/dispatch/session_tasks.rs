@@ -87,12 +87,14 @@ async fn result(
             // say when a record expires: then it is read as gone).
             let store = &server.inner.tasks.store;
             let changed = store.changed(&record.id, record.version);
-            match record.expires_ms() {
+            match record
+                .expires_ms()
+                .map(|at| at.saturating_sub(crate::tasks::time::now_ms()))
+            {
                 // Past its time by this replica's clock (a shared store's may
                 // keep it a moment longer): gone, not read again at once.
-                Some(at) if at <= crate::tasks::time::now_ms() => return Err(super::tasks::not_found(&record.id)),
-                Some(at) => {
-                    let left = at.saturating_sub(crate::tasks::time::now_ms());
+                Some(0) => return Err(super::tasks::not_found(&record.id)),
+                Some(left) => {
                     if let Ok(waited) = tokio::time::timeout(std::time::Duration::from_millis(left), changed).await {
                         waited.map_err(|e| e.to_client())?;
                     }

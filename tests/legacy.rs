@@ -832,6 +832,7 @@ async fn a_caller_opening_sessions_in_a_loop_ends_only_its_own() {
 
 /// A 2025-11-25 session's JSON-RPC errors go with 200: that era's clients
 /// take a 4xx for a transport failure, and a 404 for a session that ended.
+/// An unknown resource is that era's -32002, not 2026-07-28's -32602.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_session_gets_its_json_rpc_errors_with_200() {
     let addr = start(HttpConfig::default()).await;
@@ -846,13 +847,23 @@ async fn a_legacy_session_gets_its_json_rpc_errors_with_200() {
             json!({"name": "no_such_tool", "arguments": {}}),
             -32602,
         ),
-        (4, "resources/read", json!({"uri": "nowhere://x"}), -32602),
+        // 2025-11-25's own code for an unknown resource, with its `data.uri`.
+        (4, "resources/read", json!({"uri": "nowhere://x"}), -32002),
+        (6, "resources/subscribe", json!({"uri": "nowhere://y"}), -32002),
     ] {
         let r = http(addr, "POST", &headers, &legacy(n, method, params)).await;
         assert_eq!(r.status, 200, "{method}: {:?}", r.messages());
         let message = &r.messages()[0];
         validate_legacy(message, Some(method));
         assert_eq!(message["error"]["code"], code, "{method}: {message}");
+        if code == -32002 {
+            assert!(
+                message["error"]["data"]["uri"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("nowhere://")),
+                "{message}"
+            );
+        }
     }
     // The session still serves.
     let ping = http(addr, "POST", &headers, &legacy(5, "ping", json!({}))).await;

@@ -28,6 +28,9 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
     /// The request's protocol version is not supported (-32022).
     pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
+    /// No resource has the URI (-32002), in revisions up to 2025-11-25;
+    /// 2026-07-28 answers -32602 with `data.uri` instead.
+    pub(crate) const LEGACY_RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
 }
 
 /// A protocol-level error: becomes a JSON-RPC error response.
@@ -61,6 +64,9 @@ enum Status {
     Forbidden,
     /// Over a limit: retry after this many milliseconds.
     TooMany(u64),
+    /// By the code; an unknown resource, which a legacy session is told
+    /// with its own code ([`McpError::for_legacy`]).
+    ResourceNotFound,
 }
 
 impl McpError {
@@ -135,7 +141,27 @@ impl McpError {
 
     /// -32602 with `data.uri`: no resource has this URI.
     pub fn resource_not_found(uri: &str) -> Self {
-        Self::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+        let mut e =
+            Self::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }));
+        e.status = Status::ResourceNotFound;
+        e
+    }
+
+    /// The error marked as [`resource_not_found`](McpError::resource_not_found)'s:
+    /// for an upstream's answer of a resource it does not have.
+    #[cfg(feature = "client")]
+    pub(crate) fn marked_resource_not_found(mut self) -> Self {
+        self.status = Status::ResourceNotFound;
+        self
+    }
+
+    /// The error as a legacy (2025-11-25 and earlier) session is told it:
+    /// an unknown resource is -32002 there, with the same `data.uri`.
+    pub(crate) fn for_legacy(mut self) -> Self {
+        if self.status == Status::ResourceNotFound {
+            self.code = ErrorCode::LEGACY_RESOURCE_NOT_FOUND;
+        }
+        self
     }
 
     /// The caller's access token lacks `scopes` (HTTP 403 with a
@@ -188,7 +214,7 @@ impl McpError {
         match self.status {
             Status::Forbidden => return 403,
             Status::TooMany(_) => return 429,
-            Status::ByCode => {}
+            Status::ByCode | Status::ResourceNotFound => {}
         }
         match self.code {
             ErrorCode::METHOD_NOT_FOUND => 404,

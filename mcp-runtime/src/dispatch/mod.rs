@@ -285,26 +285,28 @@ fn route<'a>(
                 // bookkeeping, or served below with metadata the session implies.
                 let progress_token = head.meta.and_then(|m| m.progress_token());
                 // A subscription is to a resource the caller is shown and its token may read.
+                // Errors are told as the session's revision has them.
                 if request.method == "resources/subscribe" {
                     if let Some(uri) = head.uri.and_then(crate::jsonrpc::raw_str) {
-                        visible::subscribe(server, scope, &session, &uri)?;
+                        visible::subscribe(server, scope, &session, &uri).map_err(McpError::for_legacy)?;
                     }
                 }
-                return match crate::legacy::route(server, request, progress_token, &session)? {
+                let route = crate::legacy::route(server, request, progress_token, &session);
+                return match route.map_err(McpError::for_legacy)? {
                     crate::legacy::Route::Answered(body) => Ok(body),
                     crate::legacy::Route::Serve(method, meta) => {
                         // Legacy requests carry no header facts to check.
                         let result =
                             crate::boxed::boxed!(serve(server, method, request, &head, false, meta, scope, seen))
-                                .await?;
+                                .await
+                                .map_err(McpError::for_legacy)?;
                         Ok(crate::legacy::strip(&request.method, &result, &server.catalog()))
                     }
-                    crate::legacy::Route::Tasks(method) => {
-                        crate::boxed::boxed!({
-                            session_tasks::serve(server, method, request.params.as_deref(), scope, &session)
-                        })
-                        .await
-                    }
+                    crate::legacy::Route::Tasks(method) => crate::boxed::boxed!({
+                        session_tasks::serve(server, method, request.params.as_deref(), scope, &session)
+                    })
+                    .await
+                    .map_err(McpError::for_legacy),
                 };
             }
         }

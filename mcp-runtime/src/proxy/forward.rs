@@ -301,15 +301,16 @@ pub(crate) fn capabilities_of(mask: u8) -> ClientCapabilities {
     serde_json::from_value(Value::Object(caps)).unwrap_or_default()
 }
 
-/// The code a 2025-11-25 server answers a read of an unknown resource with.
-const LEGACY_RESOURCE_NOT_FOUND: crate::error::ErrorCode = crate::error::ErrorCode(-32002);
-
 /// An upstream's error with the code this server sends for it: 2025-11-25's
 /// "resource not found" (-32002) is -32602 (its `data`, with the `uri` a
-/// 2025-11-25 server gives, kept), as 2026-07-28 has it and as this server
-/// answers in either era.
+/// 2025-11-25 server gives, kept), as 2026-07-28 has it; a legacy session
+/// is told -32002 again, as for this server's own resources.
 fn current_code(e: McpError) -> McpError {
-    if e.code() != LEGACY_RESOURCE_NOT_FOUND {
+    if e.code() == crate::error::ErrorCode::INVALID_PARAMS && e.data().and_then(|d| d.get("uri")).is_some() {
+        // 2026-07-28's own "resource not found".
+        return e.marked_resource_not_found();
+    }
+    if e.code() != crate::error::ErrorCode::LEGACY_RESOURCE_NOT_FOUND {
         return e;
     }
     let data = match e.data() {
@@ -317,7 +318,9 @@ fn current_code(e: McpError) -> McpError {
         Some(other) => json!({ "upstreamData": other }),
         None => json!({}),
     };
-    McpError::invalid_params(e.message().to_owned()).with_data(data)
+    McpError::invalid_params(e.message().to_owned())
+        .with_data(data)
+        .marked_resource_not_found()
 }
 
 /// A proxied server: its client, and its calls in progress.
@@ -952,14 +955,32 @@ mod tests {
 
     #[test]
     fn a_legacy_resource_not_found_is_sent_as_2026_07_28_has_it() {
-        let legacy =
-            McpError::new(LEGACY_RESOURCE_NOT_FOUND, "Resource not found").with_data(json!({"uri": "file:///a"}));
+        let legacy = McpError::new(crate::error::ErrorCode::LEGACY_RESOURCE_NOT_FOUND, "Resource not found")
+            .with_data(json!({"uri": "file:///a"}));
         let current = current_code(legacy);
         assert_eq!(current.code(), crate::error::ErrorCode::INVALID_PARAMS);
         assert_eq!(current.message(), "Resource not found");
         assert_eq!(current.data(), Some(&json!({"uri": "file:///a"})));
-        let bare = current_code(McpError::new(LEGACY_RESOURCE_NOT_FOUND, "gone").with_data(json!("file:///a")));
+        assert_eq!(
+            current.clone().for_legacy().code(),
+            crate::error::ErrorCode::LEGACY_RESOURCE_NOT_FOUND
+        );
+        let bare = current_code(
+            McpError::new(crate::error::ErrorCode::LEGACY_RESOURCE_NOT_FOUND, "gone").with_data(json!("file:///a")),
+        );
         assert_eq!(bare.data(), Some(&json!({"upstreamData": "file:///a"})));
+        // A 2026-07-28 upstream's own, told to a legacy session as its era has it.
+        let modern = current_code(McpError::invalid_params("Resource not found: a").with_data(json!({"uri": "a"})));
+        assert_eq!(modern.code(), crate::error::ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            modern.for_legacy().code(),
+            crate::error::ErrorCode::LEGACY_RESOURCE_NOT_FOUND
+        );
+        let other_params = current_code(McpError::invalid_params("bad cursor"));
+        assert_eq!(
+            other_params.for_legacy().code(),
+            crate::error::ErrorCode::INVALID_PARAMS
+        );
         // Any other code is the upstream's own.
         let other = current_code(McpError::new(crate::error::ErrorCode(-32042), "open this URL"));
         assert_eq!(other.code(), crate::error::ErrorCode(-32042));

@@ -264,37 +264,81 @@ impl IntrospectionVerifier {
             return Err(refusal(&self.endpoint, response).await);
         }
         let answer: Map<String, Value> = read_json(&self.endpoint, response).await?;
-        if answer.get("active") != Some(&Value::Bool(true)) {
-            return Err(Rejection::Inactive);
-        }
-        let verified = access_token(answer);
-        if verified.subject.is_empty() {
-            return Err(Rejection::Malformed(
-                "an active token with neither sub nor client_id".into(),
-            ));
-        }
-        if !verified
-            .audience
-            .iter()
-            .any(|aud| super::same_resource(aud, &self.audience))
-        {
-            return Err(Rejection::Audience(verified.audience.join(" ")));
-        }
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
-        // The authorization server said active: its clock and ours may differ a little.
-        if verified.expires_at.is_some_and(|exp| super::past(exp, now)) {
-            return Err(Rejection::Expired);
-        }
-        if let (Some(expected), Some(iss)) = (&self.issuer, &verified.issuer) {
-            if expected.trim_end_matches('/') != iss.trim_end_matches('/') {
-                return Err(Rejection::Issuer(iss.clone()));
-            }
-        }
-        Ok(verified)
+        check_answer(answer, &self.audience, self.issuer.as_deref(), now)
     }
+}
+
+/// The token an introspection answer describes (RFC 7662 section 2.2), at
+/// `now` (seconds since the epoch): active, a bearer access token (not a
+/// refresh token, nor one bound to a key this server cannot check, RFC
+/// 9449 and 8705: `cnf`), for `audience`, from `issuer` when one is
+/// expected, and within its `nbf` and `exp` (with the clock leeway). A
+/// time given as anything but a number is refused: as absent it would make
+/// the token last for ever, in the cache and on every stream it opened.
+fn check_answer(
+    answer: Map<String, Value>,
+    audience: &str,
+    issuer: Option<&str>,
+    now: u64,
+) -> Result<AccessToken, Rejection> {
+    use super::clip;
+    if answer.get("active") != Some(&Value::Bool(true)) {
+        return Err(Rejection::Inactive);
+    }
+    // RFC 7662 leaves the value to RFC 6749's token types; servers also
+    // say `access_token` there, or in `token_use`.
+    for (field, accepted) in [
+        ("token_type", &["bearer", "access_token"][..]),
+        ("token_use", &["access_token"][..]),
+    ] {
+        match answer.get(field) {
+            None => {}
+            Some(Value::String(kind)) if accepted.iter().any(|a| kind.eq_ignore_ascii_case(a)) => {}
+            Some(Value::String(kind)) => return Err(Rejection::NotAccessToken(clip(kind))),
+            Some(other) => return Err(Rejection::NotAccessToken(clip(&other.to_string()))),
+        }
+    }
+    if answer.contains_key("cnf") {
+        return Err(Rejection::NotAccessToken(
+            "a sender-constrained token (cnf), presented as a bearer token".into(),
+        ));
+    }
+    let mut not_before = None;
+    for field in ["exp", "nbf", "iat"] {
+        let Some(value) = answer.get(field) else { continue };
+        let date = super::jwt::numeric_date(value).ok_or_else(|| {
+            Rejection::Malformed(format!("{field} is not a NumericDate: {}", clip(&value.to_string())))
+        })?;
+        if field == "nbf" {
+            not_before = Some(date);
+        }
+    }
+    let verified = access_token(answer);
+    if verified.subject.is_empty() {
+        return Err(Rejection::Malformed(
+            "an active token with neither sub nor client_id".into(),
+        ));
+    }
+    if !verified.audience.iter().any(|aud| super::same_resource(aud, audience)) {
+        return Err(Rejection::Audience(clip(&verified.audience.join(" "))));
+    }
+    // The authorization server said active: its clock and ours may differ a little.
+    if verified.expires_at.is_some_and(|exp| super::past(exp, now)) {
+        return Err(Rejection::Expired);
+    }
+    if not_before.is_some_and(|nbf| nbf > now.saturating_add(super::CLOCK_LEEWAY_S)) {
+        return Err(Rejection::Expired);
+    }
+    if let (Some(expected), Some(iss)) = (issuer, &verified.issuer) {
+        if expected.trim_end_matches('/') != iss.trim_end_matches('/') {
+            return Err(Rejection::Issuer(clip(iss)));
+        }
+    }
+    Ok(verified)
 }
 
 impl TokenVerifier for IntrospectionVerifier {
@@ -372,6 +416,79 @@ async fn refusal(endpoint: &str, mut response: reqwest::Response) -> Rejection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    const NOW: u64 = 1_800_000_000;
+    const R: &str = "https://mcp.example.com/mcp";
+
+    fn answer(extra: Value) -> Result<AccessToken, Rejection> {
+        let mut a = json!({"active": true, "sub": "alice", "aud": R, "exp": NOW + 3600});
+        if let (Some(a), Value::Object(extra)) = (a.as_object_mut(), extra) {
+            a.extend(extra);
+        }
+        let Value::Object(a) = a else { unreachable!() };
+        check_answer(a, R, Some("https://as.example.com"), NOW)
+    }
+
+    #[test]
+    fn an_active_bearer_access_token_for_this_resource_is_taken() {
+        assert_eq!(answer(json!({})).map(|t| t.subject), Ok("alice".into()));
+        for kind in [
+            json!({"token_type": "Bearer"}),
+            json!({"token_type": "access_token"}),
+            json!({"token_use": "access_token"}),
+        ] {
+            assert!(answer(kind.clone()).is_ok(), "{kind}");
+        }
+        // Within the clock leeway of its nbf, and with a fractional iat.
+        assert!(answer(json!({"nbf": NOW + 10, "iat": NOW as f64 - 0.5})).is_ok());
+        assert!(answer(json!({"iss": "https://as.example.com"})).is_ok());
+    }
+
+    #[test]
+    fn a_refresh_token_or_a_sender_constrained_token_is_not_a_bearer_token() {
+        for kind in [
+            json!({"token_type": "refresh_token"}),
+            json!({"token_type": "DPoP"}),
+            json!({"token_type": "N_A"}),
+            json!({"token_type": 7}),
+            json!({"token_use": "refresh_token"}),
+            json!({"cnf": {"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}}),
+            json!({"cnf": {"x5t#S256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"}}),
+        ] {
+            assert!(
+                matches!(answer(kind.clone()), Err(Rejection::NotAccessToken(_))),
+                "{kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_token_not_yet_valid_or_with_times_that_are_not_numbers_is_refused() {
+        assert_eq!(answer(json!({"nbf": NOW + 3600})).err(), Some(Rejection::Expired));
+        assert_eq!(answer(json!({"exp": NOW - 3600})).err(), Some(Rejection::Expired));
+        for bad in [
+            json!({"exp": "1600000000"}),
+            json!({"exp": null}),
+            json!({"nbf": {}}),
+            json!({"iat": true}),
+        ] {
+            assert!(matches!(answer(bad.clone()), Err(Rejection::Malformed(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn what_the_answer_names_is_clipped_in_the_rejection() {
+        let long = "x".repeat(10_000);
+        match answer(json!({ "aud": [long.clone(), "https://other.example.com"] })) {
+            Err(Rejection::Audience(a)) => assert!(a.chars().count() <= crate::auth::MAX_REFLECTED_LEN + 3, "{a}"),
+            other => panic!("{other:?}"),
+        }
+        match answer(json!({ "iss": long })) {
+            Err(Rejection::Issuer(i)) => assert!(i.chars().count() <= crate::auth::MAX_REFLECTED_LEN + 3, "{i}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     fn peers(calls: u32, at_once: usize, count: usize) -> Peers {
         Peers::new(PeerBudget {

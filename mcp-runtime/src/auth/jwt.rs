@@ -306,6 +306,13 @@ impl JwtVerifier {
                 _ => Rejection::Malformed(clip(&e.to_string())),
             }
         })?;
+        // Bound to a key or certificate (RFC 9449, 8705) whose proof this
+        // server does not check: not usable as a bearer token.
+        if data.claims.contains_key("cnf") {
+            return Err(Rejection::NotAccessToken(
+                "a sender-constrained token (cnf), presented as a bearer token".into(),
+            ));
+        }
         let verified = access_token(data.claims);
         if !verified
             .audience
@@ -396,7 +403,7 @@ pub(crate) fn access_token(claims: Map<String, Value>) -> AccessToken {
 /// A NumericDate (RFC 7519 section 2): seconds, which may have a fraction.
 /// A fractional `exp` is taken down to its second: as `None` it would
 /// outlive the token, in the cache and on every stream it opened.
-fn numeric_date(value: &Value) -> Option<u64> {
+pub(crate) fn numeric_date(value: &Value) -> Option<u64> {
     value.as_u64().or_else(|| {
         let seconds = value.as_f64()?.floor();
         // Saturating casts: a negative date is long past, a huge one far off.
@@ -483,6 +490,34 @@ mod tests {
             started.elapsed()
         );
         fetching.abort();
+    }
+
+    #[tokio::test]
+    async fn a_jwt_bound_to_a_key_is_not_a_bearer_token() {
+        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+        let verifier = JwtVerifier::new("https://as.test", "https://mcp.test/mcp", keys_then_silence().await)
+            .unwrap()
+            .algorithms(&[JwtAlgorithm::EdDSA])
+            .cache(0, Duration::ZERO);
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
+        header.kid = Some("k1".into());
+        header.typ = Some("at+jwt".into());
+        let exp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            + 600;
+        let der = base64::engine::general_purpose::STANDARD.decode(KEY_PKCS8).unwrap();
+        let key = jsonwebtoken::EncodingKey::from_ed_der(&der);
+        let mut claims = json!({"iss": "https://as.test", "aud": "https://mcp.test/mcp", "sub": "ada", "exp": exp});
+        let bearer = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+        verifier.verify(&bearer).await.expect("a bearer token");
+        claims["cnf"] = json!({"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"});
+        let bound = jsonwebtoken::encode(&header, &claims, &key).unwrap();
+        assert!(matches!(
+            verifier.verify(&bound).await,
+            Err(crate::auth::Rejection::NotAccessToken(_))
+        ));
     }
 
     fn expiry(claims: serde_json::Value) -> Option<u64> {

@@ -436,6 +436,78 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
     ));
 }
 
+/// A listen stream opened with an introspected token ends once the token is
+/// revoked at the authorization server (within about twice the cache's
+/// time to live, here 1 s); one whose token stays good goes on, and the
+/// revoked token opens no new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_ends_once_its_token_is_revoked() {
+    use http_body_util::BodyExt;
+    let Some(auth) = AuthServer::start_as("revoke", None) else {
+        return;
+    };
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let introspect = IntrospectionVerifier::discover(&auth.issuer, "mcp-server", "mcp-server-secret", resource.clone())
+        .await
+        .expect("the introspection endpoint")
+        .cache(100, Duration::from_secs(1));
+    let protection = ResourceServer::new(resource.clone(), auth.issuer.clone(), introspect).scopes(["tickets:read"]);
+    let server = Server::builder().empty().tool::<read_ticket>().build().unwrap();
+    let config = HttpConfig {
+        auth: Some(protection),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server, &format!("127.0.0.1:{port}"), config)
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.serve_until(std::future::pending()));
+    let listen = |token: String| async move {
+        let bearer = format!("Bearer {token}");
+        let headers = with_header(
+            standard_headers("subscriptions/listen", None),
+            "authorization",
+            Some(&bearer),
+        );
+        let body = rpc(
+            1,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        );
+        let mut conn = connect(addr).await;
+        let response = conn
+            .send(build(addr, hyper::Method::POST, "/mcp", &headers, body))
+            .await;
+        let mut sse = Sse::open(response, "subscriptions/listen", conn);
+        let ack = sse.next().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+        sse
+    };
+    // Whether the stream ends (rather than stays open) within `wait`.
+    let ends_within = |mut sse: Sse, wait: Duration| async move {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, sse.body.frame()).await {
+                Err(_) => return (false, sse),
+                Ok(None | Some(Err(_))) => return (true, sse),
+                Ok(Some(Ok(_))) => {}
+            }
+        }
+    };
+    let kept = auth.token("mcp-opaque", &resource, "tickets:read").await;
+    let revoked = auth.token("mcp-opaque", &resource, "tickets:read").await;
+    let stays = listen(kept.clone()).await;
+    let goes = listen(revoked.clone()).await;
+    auth.revoke("mcp-opaque", &revoked).await;
+    let (ended, _) = ends_within(goes, Duration::from_secs(8)).await;
+    assert!(ended, "the stream of a revoked token still open after 8 s");
+    let (ended, _stays) = ends_within(stays, Duration::from_millis(500)).await;
+    assert!(!ended, "the stream of a good token ended");
+    let again = with_token(addr, Some(&revoked), "tools/list", None, json!({})).await;
+    assert_eq!(again.status, 401, "{}", again.text);
+}
+
 /// An HTTP client for the test's own requests. reqwest is built without a
 /// rustls provider (as mcp-runtime's features have it), so the first client
 /// of the process installs ring's, whichever test builds it.

@@ -55,7 +55,8 @@ async fn a_legacy_session_subscribes_only_to_what_is_served_and_not_without_end(
     subscribe("notes://today".into()).await.expect("a static resource");
     subscribe("notes://days/1".into()).await.expect("a URI of a template");
     let unknown = subscribe("notes://elsewhere".into()).await.expect_err("not served");
-    assert_eq!(code(&unknown), -32602, "{unknown:?}");
+    // 2025-11-25's code for an unknown resource.
+    assert_eq!(code(&unknown), -32002, "{unknown:?}");
     let long = format!("notes://days/{}", "1".repeat(limits.max_uri_len));
     let too_long = subscribe(long).await.expect_err("too long");
     assert_eq!(code(&too_long), -32602, "{too_long:?}");

@@ -22,6 +22,11 @@ pub(crate) fn bearer_token(headers: &HeaderMap) -> Result<Option<&str>, Rejectio
     if values.next().is_some() {
         return Err(Rejection::Malformed("more than one Authorization header".into()));
     }
+    bearer_value(value)
+}
+
+/// The bearer token of one `Authorization` value, as [`bearer_token`] reads it.
+pub(crate) fn bearer_value(value: &http::HeaderValue) -> Result<Option<&str>, Rejection> {
     let bytes = value.as_bytes();
     let scheme = bytes.split(|b| *b == b' ').next().unwrap_or_default();
     if !scheme.eq_ignore_ascii_case(b"bearer") {

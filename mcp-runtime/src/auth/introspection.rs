@@ -169,6 +169,8 @@ pub struct IntrospectionVerifier {
     calls: tokio::sync::Semaphore,
     /// What each client address may cause.
     peers: Peers,
+    /// How often a stream opened with a token asks again: the cache's time to live.
+    recheck: Duration,
 }
 
 impl std::fmt::Debug for IntrospectionVerifier {
@@ -201,6 +203,7 @@ impl IntrospectionVerifier {
             refused: TokenCache::new(10_000, Duration::from_secs(5)),
             calls: tokio::sync::Semaphore::new(MAX_CONCURRENT_INTROSPECTIONS),
             peers: Peers::new(PeerBudget::default()),
+            recheck: Duration::from_secs(30),
         })
     }
 
@@ -234,8 +237,10 @@ impl IntrospectionVerifier {
     /// How many answers are kept, and for how long at most (default 10 000
     /// for 30 s; 0 asks every time, so a revocation counts at once). An
     /// inactive token is refused without asking again for 5 s (not at all
-    /// with 0).
+    /// with 0). A stream opened with a token asks again as often (at least
+    /// a second apart), and ends once the token is refused.
     pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
+        self.recheck = ttl;
         self.cache = TokenCache::new(capacity, ttl);
         self.refused = TokenCache::new(capacity, ttl.min(Duration::from_secs(5)));
         self
@@ -344,6 +349,12 @@ fn check_answer(
 impl TokenVerifier for IntrospectionVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         self.verify_from(token, None)
+    }
+
+    /// The cache's time to live: a token revoked at the authorization
+    /// server ends the streams it opened within about twice that.
+    fn recheck_every(&self) -> Option<Duration> {
+        Some(self.recheck)
     }
 
     fn verify_from<'a>(&'a self, token: &'a str, peer: Option<IpAddr>) -> VerifyFuture<'a> {

@@ -25,7 +25,7 @@ mod introspection;
 #[cfg(feature = "auth")]
 mod jwt;
 
-pub(crate) use challenge::{bearer_token, challenge, malformed, metadata_path, Challenge};
+pub(crate) use challenge::{bearer_token, bearer_value, challenge, malformed, metadata_path, Challenge};
 #[cfg(feature = "auth")]
 pub use discovery::AuthServerMetadata;
 #[cfg(feature = "auth")]
@@ -38,6 +38,7 @@ use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The longest bearer token read (8 KiB): a longer one is refused as a
 /// malformed credential (400 `invalid_request`) before any verifier sees
@@ -170,6 +171,34 @@ pub trait TokenVerifier: Send + Sync + 'static {
         let _ = peer;
         self.verify(token)
     }
+
+    /// How often a stream opened with a token (a `subscriptions/listen`
+    /// stream, a legacy session's GET stream) asks again whether the token
+    /// is still good, for a verifier whose answer can change before the
+    /// token expires: [`IntrospectionVerifier`] (a token revoked at the
+    /// authorization server) says its cache's time to live. `None`, the
+    /// default: never, a signed token being good until its `exp` (which
+    /// ends the stream in any case).
+    fn recheck_every(&self) -> Option<Duration> {
+        None
+    }
+}
+
+/// Completes when `token`, asked again every `every` (with the request's
+/// address no longer known), is refused: a stream opened with it ends
+/// then. An authorization server that cannot be asked does not end it.
+pub(crate) async fn revoked(verifier: Arc<dyn TokenVerifier>, token: String, every: Duration) {
+    let every = every.max(Duration::from_secs(1));
+    loop {
+        tokio::time::sleep(every).await;
+        match verifier.verify(&token).await {
+            Ok(_) | Err(Rejection::Unavailable(_)) => {}
+            Err(why) => {
+                tracing::debug!("a stream ends: its token is refused now ({why})");
+                return;
+            }
+        }
+    }
 }
 
 /// What protects a Streamable HTTP endpoint: this server's canonical URI,
@@ -297,6 +326,14 @@ impl ResourceServer {
             return Err(too_long());
         }
         self.verifier.verify_from(token, peer).await
+    }
+
+    /// What ends a stream opened with `token` once the verifier refuses it
+    /// (see [`TokenVerifier::recheck_every`]); `None` for a verifier that
+    /// does not ask again.
+    pub(crate) fn watch(&self, token: &str) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
+        let every = self.verifier.recheck_every()?;
+        Some(Box::pin(revoked(self.verifier.clone(), token.to_owned(), every)))
     }
 }
 

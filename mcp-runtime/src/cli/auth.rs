@@ -85,6 +85,10 @@ mod verifiers {
                 )))),
             }
         }
+
+        fn recheck_every(&self) -> Option<Duration> {
+            self.1.as_ref().and_then(TokenVerifier::recheck_every)
+        }
     }
 
     /// Why [`discover`] found no verifier.
@@ -165,6 +169,10 @@ mod verifiers {
                     )))))
                 }
             }
+        }
+
+        fn recheck_every(&self) -> Option<Duration> {
+            self.found.get().and_then(TokenVerifier::recheck_every)
         }
     }
 

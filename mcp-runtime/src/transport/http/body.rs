@@ -126,7 +126,17 @@ impl McpBody {
                 finished,
                 cancel,
                 keep_alive: interval,
+                until: None,
             })),
+        }
+    }
+
+    /// Ends an SSE body, its handler dropped (and cancelled), when `until`
+    /// completes: a stream whose access token is refused now. A whole
+    /// body is left as it is.
+    pub(crate) fn end_when(&mut self, until: Pin<Box<dyn Future<Output = ()> + Send>>) {
+        if let Inner::Sse(stream) = &mut self.inner {
+            stream.until = Some(until);
         }
     }
 }
@@ -147,6 +157,8 @@ struct SseStream {
     finished: bool,
     cancel: Cancellation,
     keep_alive: tokio::time::Interval,
+    /// Ends the stream when it completes (see [`McpBody::end_when`]).
+    until: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
 
 impl Drop for SseStream {
@@ -160,6 +172,18 @@ impl Drop for SseStream {
 
 impl SseStream {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        if let Some(until) = self.until.as_mut() {
+            if until.as_mut().poll(cx).is_ready() {
+                // Nothing more goes out: what is queued neither.
+                self.until = None;
+                self.queue.clear();
+                self.finished = true;
+                if self.reply.take().is_some() {
+                    self.cancel.cancel();
+                }
+                return Poll::Ready(None);
+            }
+        }
         if let Some(b) = self.queue.pop_front() {
             return Poll::Ready(Some(b));
         }

@@ -268,8 +268,13 @@ impl McpService {
                     }
                 }
             };
-            // The token is for this server alone: nothing below sees it.
-            headers.remove(header::AUTHORIZATION);
+            // The token is for this server alone: nothing below sees it. A
+            // stream it opens ends when its verifier refuses it later on.
+            let bearer = headers.remove(header::AUTHORIZATION);
+            let watch = |bearer: Option<http::HeaderValue>| {
+                let auth = self.config.auth.as_ref()?;
+                auth.watch(crate::auth::bearer_value(bearer.as_ref()?).ok()??)
+            };
             drop(extensions);
             // Who is asking: the token's subject, or what the authenticating
             // proxy in front says in `principal_header`.
@@ -299,7 +304,13 @@ impl McpService {
             }
             match (&method, &session) {
                 (&Method::POST, _) => {}
-                (&Method::GET, Some(s)) => return self.session_stream(s.clone(), identity),
+                (&Method::GET, Some(s)) => {
+                    let mut stream = self.session_stream(s.clone(), identity);
+                    if let Some(until) = watch(bearer) {
+                        stream.body_mut().end_when(until);
+                    }
+                    return stream;
+                }
                 (&Method::DELETE, Some(s)) => {
                     if let Some(id) = &s.id {
                         self.sessions.remove(id);
@@ -381,8 +392,17 @@ impl McpService {
                 return self.initialize(&request, principal.as_deref(), via);
             }
             drop((method, uri));
-            self.respond(request, HeaderFacts::http(headers), principal, session, identity, via)
-                .await
+            let until = match request.method == "subscriptions/listen" {
+                true => watch(bearer),
+                false => None,
+            };
+            let mut response = self
+                .respond(request, HeaderFacts::http(headers), principal, session, identity, via)
+                .await;
+            if let Some(until) = until {
+                response.body_mut().end_when(until);
+            }
+            response
         }
     }
 

@@ -18,6 +18,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
+mod store;
+pub(crate) use store::random_id;
+pub use store::SessionStore;
+
 /// The `_meta` key under which a 2025-11-25 server-to-client request made
 /// for an input request carries that request's key.
 pub(crate) const INPUT_KEY_META: &str = "rs.mcp-runtime/inputKey";
@@ -632,161 +636,6 @@ impl Drop for Registered<'_> {
     }
 }
 
-/// A session as the store keeps it: with the caller that opened it.
-type Kept = (Arc<Session>, Box<str>);
-
-/// The HTTP sessions of a server: bounded in number, reaped when idle.
-#[derive(Debug)]
-pub struct SessionStore {
-    /// Each session with the caller that opened it.
-    sessions: Arc<Mutex<HashMap<String, Kept>>>,
-    /// Whether the task that ends idle sessions runs (from the first one).
-    sweeping: std::sync::atomic::AtomicBool,
-    /// Sessions idle longer than this are dropped.
-    pub idle_timeout: Duration,
-    /// At most this many sessions; the longest idle one makes room.
-    pub max_sessions: usize,
-    /// At most this many sessions per caller (principal, else address);
-    /// past it, that caller's own longest idle session makes room, never
-    /// another caller's. 0: no bound per caller.
-    pub max_per_caller: usize,
-}
-
-impl Default for SessionStore {
-    fn default() -> Self {
-        SessionStore::new(Duration::from_secs(30 * 60), 10_000, 64)
-    }
-}
-
-/// 128 random bits from the operating system, hex: an unguessable id.
-pub(crate) fn random_id() -> String {
-    use chacha20poly1305::aead::rand_core::RngCore;
-    let mut bytes = [0u8; 16];
-    chacha20poly1305::aead::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-impl SessionStore {
-    /// A store with these bounds.
-    pub fn new(idle_timeout: Duration, max_sessions: usize, max_per_caller: usize) -> Self {
-        SessionStore {
-            sessions: Arc::default(),
-            sweeping: std::sync::atomic::AtomicBool::new(false),
-            idle_timeout,
-            max_sessions: max_sessions.max(1),
-            max_per_caller,
-        }
-    }
-
-    /// A new unguessable session id: 128 random bits, hex (visible ASCII).
-    pub fn new_id() -> String {
-        random_id()
-    }
-
-    /// Adds a session opened by `caller` (reaping idle ones): past the
-    /// caller's bound its own longest idle session makes room; past the
-    /// store's, the longest idle one of the caller with the most sessions.
-    pub fn insert(&self, session: Arc<Session>, caller: &str) {
-        let Some(id) = session.id.clone() else { return };
-        self.sweep_from_now_on();
-        let mut map = lock(&self.sessions);
-        reap(&mut map, self.idle_timeout);
-        let mut per_caller: HashMap<&str, usize> = HashMap::new();
-        for (_, owner) in map.values() {
-            *per_caller.entry(owner).or_insert(0) += 1;
-        }
-        // Callers the transport cannot tell apart ("") are not bounded each.
-        let own = if caller.is_empty() {
-            0
-        } else {
-            per_caller.get(caller).copied().unwrap_or(0)
-        };
-        // 0: no bound per caller (the store's own bound still holds).
-        let evict_from = if self.max_per_caller > 0 && own >= self.max_per_caller {
-            Some(caller.to_owned())
-        } else if map.len() >= self.max_sessions {
-            per_caller.iter().max_by_key(|(_, n)| **n).map(|(c, _)| (*c).to_owned())
-        } else {
-            None
-        };
-        drop(per_caller);
-        if let Some(victim) = evict_from {
-            let oldest = map
-                .iter()
-                .filter(|(_, (_, owner))| **owner == *victim)
-                .max_by_key(|(_, (s, _))| s.idle_for())
-                .map(|(k, _)| k.clone());
-            if let Some((evicted, _)) = oldest.and_then(|oldest| map.remove(&oldest)) {
-                evicted.end();
-            }
-        }
-        map.insert(id, (session, caller.into()));
-    }
-
-    /// The live session with this id.
-    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
-        let mut map = lock(&self.sessions);
-        match map.get(id) {
-            Some((s, _)) if s.idle_for() < self.idle_timeout => {
-                s.touch();
-                Some(s.clone())
-            }
-            Some(_) => {
-                if let Some((expired, _)) = map.remove(id) {
-                    expired.end();
-                }
-                None
-            }
-            None => None,
-        }
-    }
-
-    /// Ends a session (its stream and running requests stop); returns
-    /// whether it existed.
-    pub fn remove(&self, id: &str) -> bool {
-        let removed = lock(&self.sessions).remove(id);
-        removed.map(|(session, _)| session.end()).is_some()
-    }
-
-    /// Starts, once and when a runtime runs, the task that ends idle
-    /// sessions every half idle time (at least 50 ms apart, at most a
-    /// minute): a client that goes away without DELETE leaves nothing held,
-    /// even when no other session opens after it. The task ends with the
-    /// store.
-    fn sweep_from_now_on(&self) {
-        if self.sweeping.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            self.sweeping.store(false, Ordering::Release);
-            return;
-        };
-        let sessions = Arc::downgrade(&self.sessions);
-        let idle = self.idle_timeout;
-        let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
-        runtime.spawn(async move {
-            loop {
-                tokio::time::sleep(every).await;
-                let Some(sessions) = sessions.upgrade() else {
-                    return;
-                };
-                reap(&mut lock(&sessions), idle);
-            }
-        });
-    }
-}
-
-/// Ends and forgets every session idle for `idle` or longer.
-fn reap(map: &mut HashMap<String, Kept>, idle: Duration) {
-    map.retain(|_, (session, _)| {
-        let live = session.idle_for() < idle;
-        if !live {
-            session.end();
-        }
-        live
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -809,35 +658,6 @@ mod tests {
             Ok(jsonrpc::Message::Response(r)) => r,
             _ => panic!("not a response: {reply}"),
         }
-    }
-
-    #[test]
-    fn no_bound_per_caller_keeps_every_session_of_one_caller() {
-        let with_id = |id: &str| {
-            Arc::new(Session::new(
-                Some(id.into()),
-                "2025-11-25",
-                ClientCapabilities::default(),
-                None,
-            ))
-        };
-        let store = SessionStore::new(Duration::from_secs(60), 100, 0);
-        for id in ["a", "b", "c"] {
-            store.insert(with_id(id), "10.0.0.1");
-        }
-        assert!(
-            ["a", "b", "c"].iter().all(|id| store.get(id).is_some()),
-            "0 bounds nothing"
-        );
-        let bounded = SessionStore::new(Duration::from_secs(60), 100, 2);
-        for id in ["a", "b", "c"] {
-            bounded.insert(with_id(id), "10.0.0.1");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(
-            bounded.get("a").is_none() && bounded.get("c").is_some(),
-            "2: the oldest made room"
-        );
     }
 
     #[test]

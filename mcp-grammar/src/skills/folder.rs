@@ -138,20 +138,20 @@ pub fn read_skills(root: &Path) -> Result<Vec<SkillDir>, SkillError> {
     files.sort_by(|a, b| a.0.cmp(&b.0));
     if files
         .iter()
-        .any(|(segments, _)| segments.len() == 1 && segments[0] == SKILL_MANIFEST)
+        .any(|(segments, _, _)| segments.len() == 1 && segments[0] == SKILL_MANIFEST)
     {
         return Err(SkillError::new(root.join(SKILL_MANIFEST), SkillRule::AtRoot));
     }
     // The folders that are skills, as segment lists.
     let roots: Vec<&[String]> = files
         .iter()
-        .filter(|(segments, _)| segments.last().is_some_and(|s| s == SKILL_MANIFEST))
-        .map(|(segments, _)| &segments[..segments.len() - 1])
+        .filter(|(segments, _, _)| segments.last().is_some_and(|s| s == SKILL_MANIFEST))
+        .map(|(segments, _, _)| &segments[..segments.len() - 1])
         .collect();
     if roots.is_empty() {
         return Err(SkillError::new(root, SkillRule::NoSkills));
     }
-    for (segments, path) in &files {
+    for (segments, path, _) in &files {
         if !roots.iter().any(|r| segments.starts_with(r)) {
             let folder = path.parent().unwrap_or(root);
             return Err(SkillError::new(folder.join(SKILL_MANIFEST), SkillRule::MissingSkillMd));
@@ -161,19 +161,24 @@ pub fn read_skills(root: &Path) -> Result<Vec<SkillDir>, SkillError> {
     for skill_root in &roots {
         let mut read = Vec::new();
         let mut total: u64 = 0;
-        for (segments, path) in files.iter().filter(|(s, _)| s.starts_with(skill_root)) {
+        for (segments, path, canonical) in files.iter().filter(|(s, _, _)| s.starts_with(skill_root)) {
             if read.len() == MAX_SKILL_RESOURCES {
-                let count = files.iter().filter(|(s, _)| s.starts_with(skill_root)).count();
+                let count = files.iter().filter(|(s, _, _)| s.starts_with(skill_root)).count();
                 return Err(SkillError::new(
                     dir_of(root, skill_root),
                     SkillRule::TooManyFiles(count),
                 ));
             }
-            let bytes = std::fs::read(path).map_err(|e| SkillError::new(path, SkillRule::Io(e.to_string())))?;
+            let budget = MAX_SKILL_TOTAL_BYTES.saturating_sub(total);
+            let bytes = match read_inside(canonical, &inside, budget) {
+                Ok(bytes) => bytes,
+                Err(SkillRule::TooLarge(n)) => {
+                    let over = total.saturating_add(n);
+                    return Err(SkillError::new(dir_of(root, skill_root), SkillRule::TooLarge(over)));
+                }
+                Err(rule) => return Err(SkillError::new(path, rule)),
+            };
             total = total.saturating_add(bytes.len() as u64);
-            if total > MAX_SKILL_TOTAL_BYTES {
-                return Err(SkillError::new(dir_of(root, skill_root), SkillRule::TooLarge(total)));
-            }
             let rel = segments[skill_root.len()..].join("/");
             read.push(SkillFile {
                 mime: mime_type(&rel),
@@ -204,10 +209,12 @@ fn dir_of(root: &Path, segments: &[String]) -> PathBuf {
     segments.iter().fold(root.to_path_buf(), |p, s| p.join(s))
 }
 
-/// Collects every file below `dir` (its segments below the root, its path).
-/// A symbolic link is followed only to a place inside `inside` (the skills
-/// folder, canonical): one that leads out of it is an error, so that no
-/// link makes the server publish a file from elsewhere (`/proc/self/environ`).
+/// Collects every file below `dir` (its segments below the root, its path,
+/// its canonical path). A symbolic link is followed only to a place inside
+/// `inside` (the skills folder, canonical): one that leads out of it is an
+/// error, so that no link makes the server publish a file from elsewhere
+/// (`/proc/self/environ`). Files are read later through their canonical
+/// path, checked again then ([`read_inside`]).
 /// One that leads to a folder being walked (`held`, canonical: `dir` and the
 /// folders above it) is an error too: the walk would not end.
 fn walk(
@@ -215,7 +222,7 @@ fn walk(
     inside: &Path,
     held: &mut Vec<PathBuf>,
     at: &mut Vec<String>,
-    out: &mut Vec<(Vec<String>, PathBuf)>,
+    out: &mut Vec<(Vec<String>, PathBuf, PathBuf)>,
 ) -> Result<(), SkillError> {
     let io = |path: &Path, e: std::io::Error| SkillError::new(path, SkillRule::Io(e.to_string()));
     let entries = std::fs::read_dir(dir).map_err(|e| io(dir, e))?;
@@ -230,26 +237,20 @@ fn walk(
             continue;
         }
         check_segment(&name).map_err(|rule| SkillError::new(&path, rule))?;
-        let link = std::fs::symlink_metadata(&path).map_err(|e| io(&path, e))?;
         let meta = std::fs::metadata(&path).map_err(|e| io(&path, e))?;
-        let canonical = if link.file_type().is_symlink() || meta.is_dir() {
-            let target = std::fs::canonicalize(&path).map_err(|e| io(&path, e))?;
-            if !target.starts_with(inside) {
-                return Err(SkillError::new(&path, SkillRule::LinkOutside));
-            }
-            if meta.is_dir() && held.contains(&target) {
-                return Err(SkillError::new(&path, SkillRule::LinkLoop));
-            }
-            Some(target)
-        } else {
-            None
-        };
+        let canonical = std::fs::canonicalize(&path).map_err(|e| io(&path, e))?;
+        if !canonical.starts_with(inside) {
+            return Err(SkillError::new(&path, SkillRule::LinkOutside));
+        }
+        if meta.is_dir() && held.contains(&canonical) {
+            return Err(SkillError::new(&path, SkillRule::LinkLoop));
+        }
         at.push(name.to_owned());
         if meta.is_dir() {
             if at.len() > MAX_DEPTH {
                 return Err(SkillError::new(&path, SkillRule::Io("folders nested too deep".into())));
             }
-            held.extend(canonical);
+            held.push(canonical);
             let walked = walk(&path, inside, held, at, out);
             held.pop();
             walked?;
@@ -257,9 +258,168 @@ fn walk(
             if meta.len() > MAX_SKILL_TOTAL_BYTES {
                 return Err(SkillError::new(&path, SkillRule::TooLarge(meta.len())));
             }
-            out.push((at.clone(), path));
+            out.push((at.clone(), path, canonical));
         }
         at.pop();
     }
     Ok(())
+}
+
+/// Reads the file at `canonical` (found inside `inside` by the walk), at
+/// most `budget` bytes, checking the file it opened rather than the path
+/// it named: the folder may change between the walk and the read (a file
+/// swapped for a link out of it, a FIFO, a file growing). It must be a
+/// regular file, reached without a link at its last step (unix:
+/// `O_NOFOLLOW`, and `O_NONBLOCK` so that a FIFO does not hold the open),
+/// whose path resolves inside the folder to that same file once it is
+/// open, and which does not change while it is read.
+fn read_inside(canonical: &Path, inside: &Path, budget: u64) -> Result<Vec<u8>, SkillRule> {
+    use std::io::Read;
+    let io = |e: std::io::Error| SkillRule::Io(e.to_string());
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(canonical).map_err(io)?;
+    let before = file.metadata().map_err(io)?;
+    if !before.is_file() {
+        return Err(SkillRule::Io(
+            "not a regular file (it changed while the folder was read)".into(),
+        ));
+    }
+    let now = std::fs::canonicalize(canonical).map_err(io)?;
+    if !now.starts_with(inside) || !same_file(&before, &std::fs::metadata(&now).map_err(io)?) {
+        return Err(SkillRule::LinkOutside);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(before.len().min(budget)).unwrap_or(0));
+    (&file)
+        .take(budget.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let read = bytes.len() as u64;
+    if read > budget {
+        return Err(SkillRule::TooLarge(read));
+    }
+    let after = file.metadata().map_err(io)?;
+    if after.len() != read || after.modified().ok() != before.modified().ok() {
+        return Err(SkillRule::Io("it changed while it was read".into()));
+    }
+    Ok(bytes)
+}
+
+/// Whether two metadata are of the same file: its device and inode.
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+/// Whether two metadata are of the same file, as far as stable Rust tells
+/// off unix (the file index of Windows is not stable yet): its size and
+/// its times.
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok() && a.created().ok() == b.created().ok()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::{format, vec};
+
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("skills-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::canonicalize(dir).unwrap()
+    }
+
+    #[test]
+    fn what_is_opened_is_checked_not_what_was_named() {
+        let tmp = scratch("opened");
+        let inside = tmp.join("root");
+        std::fs::create_dir_all(inside.join("a")).unwrap();
+        std::fs::write(inside.join("a/plain.md"), "plain").unwrap();
+        std::fs::write(tmp.join("secret"), "SECRET=1").unwrap();
+        assert_eq!(read_inside(&inside.join("a/plain.md"), &inside, 100).unwrap(), b"plain");
+        // A link at the last step, put there after the walk.
+        std::os::unix::fs::symlink(tmp.join("secret"), inside.join("a/link.md")).unwrap();
+        assert!(read_inside(&inside.join("a/link.md"), &inside, 100).is_err());
+        // A folder on the way swapped for a link out of the skills folder.
+        std::fs::create_dir_all(tmp.join("out")).unwrap();
+        std::fs::write(tmp.join("out/plain.md"), "SECRET=2").unwrap();
+        std::fs::rename(inside.join("a"), tmp.join("a-was")).unwrap();
+        std::os::unix::fs::symlink(tmp.join("out"), inside.join("a")).unwrap();
+        assert_eq!(
+            read_inside(&inside.join("a/plain.md"), &inside, 100),
+            Err(SkillRule::LinkOutside)
+        );
+        // A FIFO neither holds the read nor is read.
+        let fifo = inside.join("fifo.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        assert!(matches!(read_inside(&fifo, &inside, 100), Err(SkillRule::Io(_))));
+        // A file larger than what is left of the skill's budget is not read whole.
+        std::fs::write(inside.join("big.md"), vec![b'x'; 4096]).unwrap();
+        assert_eq!(
+            read_inside(&inside.join("big.md"), &inside, 1000),
+            Err(SkillRule::TooLarge(1001))
+        );
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn a_link_swapped_in_after_the_walk_is_never_read() {
+        let tmp = scratch("swap");
+        let (root, skill) = (tmp.join("root"), tmp.join("root/acme/refunds"));
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(
+            skill.join("SKILL.md"),
+            "---\nname: refunds\ndescription: How refunds go.\n---\n",
+        )
+        .unwrap();
+        // Read (and digested) before z.md: the window between walk and read.
+        std::fs::write(skill.join("a.bin"), vec![0u8; 1 << 20]).unwrap();
+        let secret = tmp.join("secret");
+        std::fs::write(&secret, "SECRET=1").unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = std::thread::spawn({
+            let (stop, skill, secret) = (stop.clone(), skill.clone(), secret.clone());
+            move || {
+                // Hidden names are not walked.
+                let (target, plain, link) = (skill.join("z.md"), skill.join(".plain"), skill.join(".link"));
+                while !stop.load(Ordering::Relaxed) {
+                    std::fs::write(&plain, "plain").unwrap();
+                    std::fs::rename(&plain, &target).unwrap();
+                    let _ = std::fs::remove_file(&link);
+                    std::os::unix::fs::symlink(&secret, &link).unwrap();
+                    std::fs::rename(&link, &target).unwrap();
+                }
+            }
+        });
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+        let (mut leaked, mut reads) = (false, 0);
+        while std::time::Instant::now() < deadline && !leaked {
+            if let Ok(skills) = read_skills(&root) {
+                reads += 1;
+                leaked = skills
+                    .iter()
+                    .flat_map(|s| &s.files)
+                    .any(|f| f.bytes.starts_with(b"SECRET"));
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        std::fs::remove_dir_all(&tmp).unwrap();
+        assert!(
+            !leaked,
+            "a file outside the skills folder was read through a swapped link"
+        );
+        assert!(reads > 0, "no read of the folder succeeded");
+    }
 }

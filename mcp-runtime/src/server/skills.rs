@@ -122,12 +122,17 @@ pub(crate) const POLL: Duration = Duration::from_secs(1);
 type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
 fn fingerprint(dir: &Path) -> Fingerprint {
-    /// `held`: the folders being walked, canonical; a link back to one of
-    /// them is not followed (the reader refuses such a folder; the walk
-    /// would not end).
+    /// `held`: the folders being walked, canonical (the root first); a
+    /// link back to one of them, or out of the root, is not followed (the
+    /// reader refuses such a folder; the walk would not end, or would look
+    /// at the whole disk every second), only noted. Names starting with
+    /// `.` are skipped, as the reader skips them.
     fn walk(dir: &Path, held: &mut Vec<PathBuf>, out: &mut Fingerprint) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
+            if entry.file_name().as_encoded_bytes().starts_with(b".") {
+                continue;
+            }
             let path = entry.path();
             let Ok(meta) = std::fs::metadata(&path) else { continue };
             // The root and 32 levels below it, as the reader.
@@ -135,7 +140,9 @@ fn fingerprint(dir: &Path) -> Fingerprint {
                 let Ok(canonical) = std::fs::canonicalize(&path) else {
                     continue;
                 };
-                if held.contains(&canonical) {
+                let outside = held.first().is_some_and(|root| !canonical.starts_with(root));
+                if outside || held.contains(&canonical) {
+                    out.push((path, 0, None));
                     continue;
                 }
                 held.push(canonical);
@@ -221,5 +228,28 @@ fn reload(server: &super::Server, skills: Skills, source: u64) {
         }
         Ok(false) => {}
         Err(e) => tracing::warn!("skills not reloaded, the old ones are served: {e}"),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_watch_looks_inside_the_folder_only() {
+        let tmp = std::env::temp_dir().join(format!("skills-watch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let (root, elsewhere) = (tmp.join("root"), tmp.join("elsewhere"));
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::fs::create_dir_all(elsewhere.join("deep")).unwrap();
+        std::fs::write(root.join("a/SKILL.md"), "x").unwrap();
+        std::fs::write(root.join(".hidden.md"), "x").unwrap();
+        std::fs::write(elsewhere.join("deep/big.bin"), "x").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("out")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join(".out")).unwrap();
+        let seen: Vec<PathBuf> = fingerprint(&root).into_iter().map(|(p, _, _)| p).collect();
+        std::fs::remove_dir_all(&tmp).unwrap();
+        // The link out is noted (removing it is a change), not walked.
+        assert_eq!(seen, [root.join("a/SKILL.md"), root.join("out")]);
     }
 }

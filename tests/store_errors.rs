@@ -86,6 +86,46 @@ async fn store_errors_reach_the_log_not_the_client() {
     c.close().await.unwrap();
 }
 
+/// Done at once, as a task; each run counted.
+#[tool(task)]
+fn instant() -> String {
+    RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "done at once".into()
+}
+
+static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A 2025-11-25 call asking for a task, whose tool finished before the
+/// task could be stored: its result is answered as a plain call's, not
+/// lost behind a store error (the tool ran once, and its effects with it).
+#[tokio::test]
+async fn a_finished_call_keeps_its_result_when_its_task_cannot_be_stored() {
+    let server = Server::builder()
+        .empty()
+        .tool::<instant>()
+        .task_store(std::sync::Arc::new(Down))
+        .build()
+        .expect("the server builds");
+    let mut c = StdioClient::start(server);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}}},
+        "clientInfo": {"name": "t", "version": "1"},
+    }});
+    c.send_raw(&init.to_string()).await;
+    let answer = c.recv_legacy().await;
+    assert!(answer["result"]["capabilities"]["tasks"].is_object(), "{answer}");
+    c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "instant", "arguments": {}, "task": {"ttl": 60000}}});
+    c.send_raw(&call.to_string()).await;
+    let result = c.recv_legacy().await;
+    assert_eq!(result["result"]["content"][0]["text"], "done at once", "{result}");
+    assert_eq!(RUNS.load(std::sync::atomic::Ordering::SeqCst), 1);
+    c.close().await.unwrap();
+}
+
 /// Works a moment, as a task.
 #[tool(task)]
 async fn quick() -> String {

@@ -242,6 +242,21 @@ impl StdioClient {
         value
     }
 
+    /// Reads the next message (5 s timeout) of a 2025-11-25 session,
+    /// validated against that revision's schema.
+    pub async fn recv_legacy(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.from_server.next_line())
+            .await
+            .expect("timed out waiting for the server")
+            .unwrap()
+            .expect("server closed stdout");
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
+        assert_eq!(value.to_string(), line, "not compact single-line JSON");
+        let method = value["id"].as_i64().and_then(|id| self.methods.get(&id)).cloned();
+        validate_legacy(&value, method.as_deref());
+        value
+    }
+
     /// Sends a request and reads messages until its response arrives.
     pub async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(id, method, params).await;

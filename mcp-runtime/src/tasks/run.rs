@@ -117,7 +117,18 @@ where
             record.status = TaskStatus::InputRequired;
         }
     }
-    runtime.store.create(record.clone()).await.map_err(|e| e.to_client())?;
+    if let Err(e) = runtime.store.create(record.clone()).await {
+        // A call that has already finished keeps its result: answered as
+        // a plain call, rather than lost with the task that could not be kept.
+        if let Some(out) = answered {
+            tracing::warn!(
+                tool,
+                "task store: cannot create a task ({e}); the finished call is answered without one"
+            );
+            return Ok(Started::Ready(*out));
+        }
+        return Err(e.to_client());
+    }
     slot.created(&record.id, record.expires_ms().unwrap_or(u64::MAX));
     tracing::debug!(task = %record.id, tool, "task created");
     // A time to live too long for the clock is as good as none.

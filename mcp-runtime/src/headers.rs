@@ -214,7 +214,7 @@ fn same_number(n: &serde_json::Number, sent: &str) -> bool {
         Some(i) => match sent.parse::<i128>() {
             Ok(h) => h == i && !sent.starts_with('+'),
             Err(_) => {
-                const EXACT: i128 = 1 << 53;
+                const EXACT: i128 = crate::protocol::EXACT_INTEGER as i128;
                 (-EXACT..=EXACT).contains(&i) && sent.parse::<f64>().is_ok_and(|h| h == i as f64)
             }
         },

@@ -53,6 +53,10 @@ pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 /// An opaque pagination cursor (`$defs/Cursor`).
 pub type Cursor = String;
 
+/// 2^53: every integer within it either side is a double of its own, so a
+/// JSON number read as `f64` there is the integer written.
+pub(crate) const EXACT_INTEGER: i64 = 1 << 53;
+
 /// The protocol revision this crate implements natively.
 pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
 

@@ -80,7 +80,7 @@ pub(crate) mod number {
     use serde::Serializer;
 
     /// Largest magnitude below which every whole `f64` is an exact `i64`.
-    const EXACT: f64 = 9_007_199_254_740_992.0;
+    const EXACT: f64 = crate::protocol::EXACT_INTEGER as f64;
 
     /// Serializes an `f64`, whole values as integers.
     pub(crate) fn f64<S: Serializer>(value: &f64, serializer: S) -> Result<S::Ok, S::Error> {

@@ -70,7 +70,7 @@ fn whole_numbers(text: &str) -> Option<Value> {
 /// integer is a double of its own, so the number written is the one meant
 /// (`9007199254740993.0` reads as ...992: refused, not changed).
 fn as_integer(n: f64) -> Option<Value> {
-    const EXACT: f64 = 9_007_199_254_740_992.0;
+    const EXACT: f64 = crate::protocol::EXACT_INTEGER as f64;
     // In range, the cast is exact.
     (n.fract() == 0.0 && (-EXACT..=EXACT).contains(&n)).then(|| Value::from(n as i64))
 }

@@ -162,16 +162,19 @@ impl HeaderFacts {
 
     /// Checks the `Mcp-Param-*` headers of the `x-mcp-header` parameters
     /// `(property, header name)` against the call's arguments.
-    pub fn check_params(&self, declared: &[(String, String)], arguments: Option<&str>) -> Result<(), McpError> {
+    pub fn check_params(&self, declared: &[HeaderParam], arguments: Option<&str>) -> Result<(), McpError> {
         if !self.is_http() || declared.is_empty() {
             return Ok(());
         }
-        let args: serde_json::Map<String, Value> =
-            arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
-        for (property, header) in declared {
+        let args: Value = arguments
+            .and_then(|a| serde_json::from_str(a).ok())
+            .unwrap_or(Value::Null);
+        for (path, header) in declared {
+            let property = path.join(".");
             // Header-name lookups are case-insensitive.
             let sent = self.routing(format!("mcp-param-{header}").as_str())?;
-            let body = match args.get(property) {
+            let at = argument(&args, path);
+            let body = match at {
                 None | Some(Value::Null) => None,
                 Some(Value::String(s)) => Some(s.clone()),
                 Some(Value::Number(n)) => Some(n.to_string()),
@@ -188,7 +191,7 @@ impl HeaderFacts {
                 }
                 (Some(body), Some(raw)) => {
                     let sent = decode_value(raw)?;
-                    let numeric_match = match args.get(property) {
+                    let numeric_match = match at {
                         Some(Value::Number(n)) => same_number(n, sent.trim()),
                         _ => false,
                     };
@@ -222,18 +225,47 @@ fn same_number(n: &serde_json::Number, sent: &str) -> bool {
     }
 }
 
-/// Checks the `x-mcp-header` annotations of an input schema: only
-/// top-level `string`, `integer` or `boolean` properties, header names of
-/// RFC 9110 token characters, unique regardless of case.
+/// An `x-mcp-header` parameter of a tool: the property's path from the
+/// arguments' root (a chain of `properties` keys), and its header's name.
+pub(crate) type HeaderParam = (Vec<String>, String);
+
+/// How deep a `properties` chain is followed for `x-mcp-header`.
+const MAX_PARAM_DEPTH: usize = 32;
+
+/// The keywords under which a schema is not reached by a chain of
+/// `properties` keys: an `x-mcp-header` below one of them has no single
+/// place in the arguments.
+const NOT_STATIC: &[&str] = &[
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "patternProperties",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$ref",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "contains",
+];
+
+/// Checks the `x-mcp-header` annotations of an input schema: only on
+/// properties reached from the root by a chain of `properties` keys (at any
+/// depth, not through `items`, `oneOf`, `$ref`...), of type `string`,
+/// `integer` or `boolean`, header names of RFC 9110 token characters,
+/// unique regardless of case.
 pub fn check_declared(input_schema: &Value) -> Result<(), String> {
     let mut seen: Vec<String> = Vec::new();
-    let Some(props) = input_schema.get("properties").and_then(Value::as_object) else {
-        return Ok(());
-    };
-    for (name, prop) in props {
+    for (path, prop) in properties(input_schema) {
         let Some(header) = prop.get("x-mcp-header") else {
             continue;
         };
+        let name = path.join(".");
         let header = header.as_str().unwrap_or_default();
         let token = !header.is_empty()
             && header
@@ -256,25 +288,86 @@ pub fn check_declared(input_schema: &Value) -> Result<(), String> {
         }
         seen.push(lower);
     }
+    if let Some(place) = unreachable_header(input_schema, false, 0) {
+        return Err(format!(
+            "x-mcp-header under `{place}`: only properties reached by a chain of `properties` can be headers"
+        ));
+    }
     Ok(())
 }
 
-/// The `x-mcp-header` parameters of an input schema: `(property, header name)`.
-pub fn declared_params(input_schema: &Value) -> Vec<(String, String)> {
-    input_schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .filter_map(|(k, v)| {
-                    v.get("x-mcp-header")
-                        .and_then(Value::as_str)
-                        .map(|h| (k.clone(), h.to_owned()))
-                })
-                .collect()
+/// The properties of a schema reached from its root by a chain of
+/// `properties` keys (up to [`MAX_PARAM_DEPTH`]), each with its path.
+fn properties(schema: &Value) -> Vec<(Vec<String>, &Value)> {
+    fn walk<'a>(schema: &'a Value, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, &'a Value)>) {
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (name, prop) in props {
+            path.push(name.clone());
+            out.push((path.clone(), prop));
+            if path.len() < MAX_PARAM_DEPTH {
+                walk(prop, path, out);
+            }
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The keyword under which an `x-mcp-header` sits off the `properties`
+/// chains of `schema` (`reached`: whether `schema` is a property on one).
+fn unreachable_header(schema: &Value, reached: bool, depth: usize) -> Option<String> {
+    let object = schema.as_object()?;
+    if !reached && object.contains_key("x-mcp-header") {
+        return Some("the schema's root".into());
+    }
+    if depth >= MAX_PARAM_DEPTH {
+        return None;
+    }
+    for (key, value) in object {
+        if key == "properties" {
+            for prop in value.as_object().into_iter().flat_map(|m| m.values()) {
+                if let Some(place) = unreachable_header(prop, reached || depth == 0, depth + 1) {
+                    return Some(place);
+                }
+            }
+        } else if NOT_STATIC.contains(&key.as_str()) && mentions_header(value, depth) {
+            return Some(key.clone());
+        }
+    }
+    None
+}
+
+/// Whether `x-mcp-header` appears anywhere in `value`.
+fn mentions_header(value: &Value, depth: usize) -> bool {
+    if depth >= MAX_PARAM_DEPTH * 4 {
+        return false;
+    }
+    match value {
+        Value::Object(map) => map.contains_key("x-mcp-header") || map.values().any(|v| mentions_header(v, depth + 1)),
+        Value::Array(items) => items.iter().any(|v| mentions_header(v, depth + 1)),
+        _ => false,
+    }
+}
+
+/// The `x-mcp-header` parameters of an input schema, at any depth of its
+/// `properties` chains.
+pub(crate) fn declared_params(input_schema: &Value) -> Vec<HeaderParam> {
+    properties(input_schema)
+        .into_iter()
+        .filter_map(|(path, prop)| {
+            let header = prop.get("x-mcp-header")?.as_str()?;
+            Some((path, header.to_owned()))
         })
-        .unwrap_or_default()
+        .collect()
+}
+
+/// The argument at `path` of `arguments`.
+pub(crate) fn argument<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter().try_fold(arguments, |at, key| at.get(key))
 }
 
 #[cfg(test)]
@@ -307,7 +400,7 @@ mod tests {
     #[test]
     fn a_number_header_is_the_argument_exactly() {
         let check = |header: &'static str, body: &str| {
-            facts(&[("mcp-param-id", header)]).check_params(&[("id".into(), "Id".into())], Some(body))
+            facts(&[("mcp-param-id", header)]).check_params(&[(vec!["id".into()], "Id".into())], Some(body))
         };
         assert!(check("42", r#"{"id":42}"#).is_ok());
         assert!(check("42.0", r#"{"id":42}"#).is_ok());
@@ -321,6 +414,77 @@ mod tests {
         );
         assert!(check("0.5", r#"{"id":0.5}"#).is_ok());
         assert!(check("0.25", r#"{"id":0.5}"#).is_err());
+    }
+
+    #[test]
+    fn a_nested_parameter_is_found_by_its_properties_chain_and_checked() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "name": {"type": "string"},
+            "target": {"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "zone": {"type": "object", "properties": {"id": {"type": "integer", "x-mcp-header": "Zone"}}},
+            }},
+        }});
+        assert_eq!(check_declared(&schema), Ok(()));
+        let declared = declared_params(&schema);
+        assert_eq!(
+            declared,
+            [
+                (vec!["target".to_owned(), "region".to_owned()], "Region".to_owned()),
+                (vec!["target".into(), "zone".into(), "id".into()], "Zone".into()),
+            ]
+        );
+        let body = r#"{"target":{"region":"eu-west","zone":{"id":7}}}"#;
+        let both = facts(&[("mcp-param-region", "eu-west"), ("mcp-param-zone", "7")]);
+        assert!(both.check_params(&declared, Some(body)).is_ok());
+        let wrong = facts(&[("mcp-param-region", "us-east"), ("mcp-param-zone", "7")]);
+        let e = wrong.check_params(&declared, Some(body)).unwrap_err();
+        assert!(e.message().contains("target.region"), "{}", e.message());
+        let missing = facts(&[("mcp-param-region", "eu-west")]);
+        assert!(missing.check_params(&declared, Some(body)).is_err(), "Zone is required");
+        // Absent in the body: no header, and none may be sent.
+        assert!(facts(&[]).check_params(&declared, Some(r#"{"target":{}}"#)).is_ok());
+        assert!(facts(&[("mcp-param-region", "x")])
+            .check_params(&declared, Some("{}"))
+            .is_err());
+    }
+
+    #[test]
+    fn a_header_off_the_properties_chains_is_refused() {
+        let header = serde_json::json!({"type": "string", "x-mcp-header": "H"});
+        for (keyword, schema) in [
+            (
+                "items",
+                serde_json::json!({"type": "object", "properties": {"list": {"type": "array", "items": header}}}),
+            ),
+            (
+                "oneOf",
+                serde_json::json!({"type": "object", "oneOf": [{"properties": {"a": header}}]}),
+            ),
+            (
+                "$defs",
+                serde_json::json!({"type": "object", "$defs": {"T": header}, "properties": {"a": {"$ref": "#/$defs/T"}}}),
+            ),
+            (
+                "then",
+                serde_json::json!({"type": "object", "properties": {"a": {"if": {}, "then": {"properties": {"b": header}}}}}),
+            ),
+            (
+                "the schema's root",
+                serde_json::json!({"type": "object", "x-mcp-header": "H"}),
+            ),
+        ] {
+            let e = check_declared(&schema).unwrap_err();
+            assert!(e.contains(keyword), "{keyword}: {e}");
+        }
+        // Unique across depths, regardless of case; typed as a primitive.
+        let twice = serde_json::json!({"type": "object", "properties": {
+            "a": {"type": "string", "x-mcp-header": "Id"},
+            "b": {"type": "object", "properties": {"c": {"type": "string", "x-mcp-header": "ID"}}},
+        }});
+        assert!(check_declared(&twice).unwrap_err().contains("twice"));
+        let object = serde_json::json!({"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "number", "x-mcp-header": "C"}}}}});
+        assert!(check_declared(&object).unwrap_err().contains("b.c"));
     }
 
     #[test]

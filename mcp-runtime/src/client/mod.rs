@@ -382,7 +382,7 @@ struct Live {
     instructions: Option<String>,
     /// The `x-mcp-header` parameters of each tool listed on this HTTP
     /// connection, by tool name: its calls send them as `Mcp-Param-*`.
-    header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
+    header_params: Mutex<HashMap<String, Vec<crate::headers::HeaderParam>>>,
 }
 
 /// A transport: bytes to the server; what comes back goes to the inbox.
@@ -438,8 +438,8 @@ impl Live {
         };
         params
             .iter()
-            .filter_map(|(property, header)| {
-                let value = match arguments?.get(property)? {
+            .filter_map(|(path, header)| {
+                let value = match crate::headers::argument(arguments?, path)? {
                     Value::String(s) => s.clone(),
                     Value::Number(n) => n.to_string(),
                     Value::Bool(b) => b.to_string(),

@@ -113,8 +113,8 @@ impl ToolDef {
 #[derive(Debug, Clone)]
 pub(crate) struct Wire {
     pub tool: Tool,
-    /// `x-mcp-header` parameters: (property, header name).
-    pub header_params: Vec<(String, String)>,
+    /// `x-mcp-header` parameters: (property's path, header name).
+    pub header_params: Vec<crate::headers::HeaderParam>,
     /// Whether the input schema has constraints serde does not check.
     pub constrained: bool,
 }

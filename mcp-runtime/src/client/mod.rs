@@ -470,6 +470,24 @@ impl Live {
     }
 }
 
+/// Leaves out of a Streamable HTTP server's page of `tools/list` each tool
+/// whose `x-mcp-header` annotations break the spec's rules (not a token, on
+/// a parameter that is not a primitive, used twice, off the `properties`
+/// chains): a client must not list it, since its headers could not be sent
+/// as the server checks them.
+fn leave_out_bad_headers(page: &mut Value) {
+    let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
+        return;
+    };
+    tools.retain(|tool| match crate::headers::check_declared(&tool["inputSchema"]) {
+        Ok(()) => true,
+        Err(why) => {
+            tracing::warn!(tool = %tool["name"], "a listed tool is left out: {why}");
+            false
+        }
+    });
+}
+
 impl Drop for Live {
     fn drop(&mut self) {
         self.link.close();
@@ -633,7 +651,8 @@ impl Inner {
             Some(within) => tokio::time::timeout(within, response).await,
         };
         match answered {
-            Ok(Ok(Ok(result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
+            Ok(Ok(Ok(mut result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
+                leave_out_bad_headers(&mut result);
                 live.learn_header_params(&result);
                 Ok(result)
             }
@@ -1119,5 +1138,29 @@ impl Calls for Client {
             answers.insert(key.clone(), answerer(ask).await?);
         }
         Ok(answers)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_with_a_bad_header_annotation_is_left_out_of_the_list() {
+        let good = json!({"name": "good", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}}});
+        let plain = json!({"name": "plain", "inputSchema": {"type": "object"}});
+        let mut page = json!({"tools": [
+            good,
+            {"name": "spaced", "inputSchema": {"type": "object", "properties": {
+                "a": {"type": "string", "x-mcp-header": "Has Space"}}}},
+            {"name": "under_items", "inputSchema": {"type": "object", "properties": {
+                "a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}},
+            {"name": "a_number", "inputSchema": {"type": "object", "properties": {
+                "a": {"type": "number", "x-mcp-header": "A"}}}},
+            plain,
+        ]});
+        super::leave_out_bad_headers(&mut page);
+        assert_eq!(page["tools"], json!([good, plain]));
     }
 }

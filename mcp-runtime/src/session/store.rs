@@ -8,7 +8,7 @@
 //! full, at most once a second before a live one is evicted.
 
 use super::{lock, Session};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -22,7 +22,7 @@ struct Sessions {
     /// Each session with the caller that opened it.
     by_id: HashMap<String, (Arc<Session>, Arc<str>)>,
     /// Each caller's session ids.
-    by_caller: HashMap<Arc<str>, Vec<String>>,
+    by_caller: HashMap<Arc<str>, HashSet<String>>,
     /// The callers by their number of sessions: the busiest is the last.
     by_count: BTreeMap<usize, BTreeSet<Arc<str>>>,
     /// When a full store last reaped.
@@ -34,19 +34,18 @@ struct Sessions {
 
 impl Sessions {
     fn add(&mut self, id: String, session: Arc<Session>, caller: &str) {
+        // An id is 128 random bits: not seen twice; if it were, the session
+        // it names ends (and leaves every index) rather than lingers.
+        self.take(&id);
         let caller: Arc<str> = match self.by_caller.get_key_value(caller) {
             Some((known, _)) => known.clone(),
             None => Arc::from(caller),
         };
         let ids = self.by_caller.entry(caller.clone()).or_default();
-        ids.push(id.clone());
+        ids.insert(id.clone());
         let n = ids.len();
-        self.recount(&caller, n - 1, n);
-        if let Some((replaced, _)) = self.by_id.insert(id, (session, caller)) {
-            // An id is 128 random bits: not seen twice; if it were, the
-            // one it replaces ends rather than lingers.
-            replaced.end();
-        }
+        self.recount(&caller, n.saturating_sub(1), n);
+        self.by_id.insert(id, (session, caller));
     }
 
     /// Forgets (and ends) the session `id`; whether it was there.
@@ -55,8 +54,7 @@ impl Sessions {
             return false;
         };
         if let Some(ids) = self.by_caller.get_mut(&caller) {
-            if let Some(at) = ids.iter().position(|i| i == id) {
-                ids.swap_remove(at);
+            if ids.remove(id) {
                 let n = ids.len();
                 if n == 0 {
                     self.by_caller.remove(&caller);
@@ -107,7 +105,7 @@ impl Sessions {
     fn evict_from(&mut self, caller: &str) {
         #[cfg(test)]
         {
-            self.visited += self.by_caller.get(caller).map_or(0, Vec::len);
+            self.visited += self.by_caller.get(caller).map_or(0, HashSet::len);
         }
         let oldest = self.by_caller.get(caller).and_then(|ids| {
             ids.iter()
@@ -185,7 +183,7 @@ impl SessionStore {
         // Callers the transport cannot tell apart ("") are not bounded each.
         let own = match caller.is_empty() {
             true => 0,
-            false => map.by_caller.get(caller).map_or(0, Vec::len),
+            false => map.by_caller.get(caller).map_or(0, HashSet::len),
         };
         // 0: no bound per caller (the store's own bound still holds).
         if self.max_per_caller > 0 && own >= self.max_per_caller {
@@ -329,6 +327,21 @@ mod tests {
         assert!(store.remove("z1") && !store.remove("z1"));
         assert_eq!(store.counts().0, 2);
         assert_eq!(store.counts().1, 1);
+    }
+
+    #[test]
+    fn an_id_added_again_ends_the_session_it_named_and_leaves_no_trace() {
+        let store = SessionStore::new(Duration::from_secs(60), 10, 0);
+        let first = with_id("same");
+        store.insert(first.clone(), "alice");
+        store.insert(with_id("same"), "bob");
+        assert!(first.ended.is_cancelled());
+        // counts() checks every index against the sessions.
+        let (sessions, callers, _) = store.counts();
+        assert_eq!((sessions, callers), (1, 1));
+        assert!(store.remove("same"));
+        let (sessions, callers, _) = store.counts();
+        assert_eq!((sessions, callers), (0, 0));
     }
 
     #[test]

@@ -44,6 +44,12 @@ fn watched() -> &'static str {
     "watched"
 }
 
+/// A day's page, by its number.
+#[resource(uri_template = "days://{day}")]
+fn day_page(day: u32) -> String {
+    format!("day {day}")
+}
+
 /// A task tool: for a legacy session it runs synchronously, and its ask
 /// goes over the session's stream.
 #[tool(task)]
@@ -850,6 +856,8 @@ async fn a_legacy_session_gets_its_json_rpc_errors_with_200() {
         // 2025-11-25's own code for an unknown resource, with its `data.uri`.
         (4, "resources/read", json!({"uri": "nowhere://x"}), -32002),
         (6, "resources/subscribe", json!({"uri": "nowhere://y"}), -32002),
+        // A template's value that names no resource (not a number).
+        (7, "resources/read", json!({"uri": "days://tuesday"}), -32002),
     ] {
         let r = http(addr, "POST", &headers, &legacy(n, method, params)).await;
         assert_eq!(r.status, 200, "{method}: {:?}", r.messages());
@@ -860,7 +868,7 @@ async fn a_legacy_session_gets_its_json_rpc_errors_with_200() {
             assert!(
                 message["error"]["data"]["uri"]
                     .as_str()
-                    .is_some_and(|u| u.starts_with("nowhere://")),
+                    .is_some_and(|u| u.contains("://")),
                 "{message}"
             );
         }

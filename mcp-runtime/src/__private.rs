@@ -87,6 +87,7 @@ pub fn template_arg<T: serde::de::DeserializeOwned>(
     crate::textarg::parse_text::<T>(text).map_err(|why| {
         crate::error::McpError::invalid_params(format!("Resource not found: {uri} (`{name}`: {why})"))
             .with_data(serde_json::json!({ "uri": uri }))
+            .marked_resource_not_found()
     })
 }
 

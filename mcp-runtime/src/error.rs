@@ -148,8 +148,8 @@ impl McpError {
     }
 
     /// The error marked as [`resource_not_found`](McpError::resource_not_found)'s:
-    /// for an upstream's answer of a resource it does not have.
-    #[cfg(feature = "client")]
+    /// for a template's value that names no resource, and an upstream's
+    /// answer of a resource it does not have.
     pub(crate) fn marked_resource_not_found(mut self) -> Self {
         self.status = Status::ResourceNotFound;
         self

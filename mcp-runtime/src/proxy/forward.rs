@@ -306,7 +306,9 @@ pub(crate) fn capabilities_of(mask: u8) -> ClientCapabilities {
 /// 2025-11-25 server gives, kept), as 2026-07-28 has it; a legacy session
 /// is told -32002 again, as for this server's own resources.
 fn current_code(e: McpError) -> McpError {
-    if e.code() == crate::error::ErrorCode::INVALID_PARAMS && e.data().and_then(|d| d.get("uri")).is_some() {
+    let not_found = e.message().to_ascii_lowercase().contains("not found");
+    if e.code() == crate::error::ErrorCode::INVALID_PARAMS && not_found && e.data().and_then(|d| d.get("uri")).is_some()
+    {
         // 2026-07-28's own "resource not found".
         return e.marked_resource_not_found();
     }
@@ -977,6 +979,11 @@ mod tests {
             crate::error::ErrorCode::LEGACY_RESOURCE_NOT_FOUND
         );
         let other_params = current_code(McpError::invalid_params("bad cursor"));
+        assert_eq!(
+            other_params.for_legacy().code(),
+            crate::error::ErrorCode::INVALID_PARAMS
+        );
+        let other_params = current_code(McpError::invalid_params("not a directory").with_data(json!({"uri": "a"})));
         assert_eq!(
             other_params.for_legacy().code(),
             crate::error::ErrorCode::INVALID_PARAMS

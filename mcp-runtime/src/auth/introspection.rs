@@ -238,7 +238,7 @@ impl IntrospectionVerifier {
     /// for 30 s; 0 asks every time, so a revocation counts at once). An
     /// inactive token is refused without asking again for 5 s (not at all
     /// with 0). A stream opened with a token asks again as often (at least
-    /// a second apart), and ends once the token is refused.
+    /// 5 s apart), and ends once the token is refused.
     pub fn cache(mut self, capacity: usize, ttl: Duration) -> Self {
         self.recheck = ttl;
         self.cache = TokenCache::new(capacity, ttl);
@@ -353,7 +353,7 @@ impl TokenVerifier for IntrospectionVerifier {
 
     /// The cache's time to live: a token revoked at the authorization
     /// server ends the streams it opened within about twice that.
-    fn recheck_every(&self) -> Option<Duration> {
+    fn recheck_every(&self, _token: &str) -> Option<Duration> {
         Some(self.recheck)
     }
 

@@ -172,23 +172,33 @@ pub trait TokenVerifier: Send + Sync + 'static {
         self.verify(token)
     }
 
-    /// How often a stream opened with a token (a `subscriptions/listen`
-    /// stream, a legacy session's GET stream) asks again whether the token
-    /// is still good, for a verifier whose answer can change before the
-    /// token expires: [`IntrospectionVerifier`] (a token revoked at the
-    /// authorization server) says its cache's time to live. `None`, the
-    /// default: never, a signed token being good until its `exp` (which
-    /// ends the stream in any case).
-    fn recheck_every(&self) -> Option<Duration> {
+    /// How often a stream opened with `token` (a `subscriptions/listen`
+    /// stream, a legacy session's GET stream) asks again whether it is
+    /// still good, for a verifier whose answer can change before the token
+    /// expires: [`IntrospectionVerifier`] (a token revoked at the
+    /// authorization server) says its cache's time to live (asked at least
+    /// 5 s apart). `None`, the default: never, a signed token being good
+    /// until its `exp` (which ends the stream in any case).
+    fn recheck_every(&self, token: &str) -> Option<Duration> {
+        let _ = token;
         None
     }
 }
 
-/// Completes when `token`, asked again every `every` (with the request's
-/// address no longer known), is refused: a stream opened with it ends
-/// then. An authorization server that cannot be asked does not end it.
+/// The shortest time between two checks of a stream's token.
+const RECHECK_FLOOR: Duration = Duration::from_secs(5);
+
+/// Completes when `token`, asked again every `every` (at least
+/// [`RECHECK_FLOOR`], and up to a tenth more, so that streams opened
+/// together do not ask together; the request's address no longer known),
+/// is refused: a stream opened with it ends then. An authorization server
+/// that cannot be asked does not end it.
 pub(crate) async fn revoked(verifier: Arc<dyn TokenVerifier>, token: String, every: Duration) {
-    let every = every.max(Duration::from_secs(1));
+    let every = every.max(RECHECK_FLOOR);
+    let spread = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos() % 100);
+    let every = every.saturating_add(every / 1000 * spread);
     loop {
         tokio::time::sleep(every).await;
         match verifier.verify(&token).await {
@@ -332,7 +342,7 @@ impl ResourceServer {
     /// (see [`TokenVerifier::recheck_every`]); `None` for a verifier that
     /// does not ask again.
     pub(crate) fn watch(&self, token: &str) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
-        let every = self.verifier.recheck_every()?;
+        let every = self.verifier.recheck_every(token)?;
         Some(Box::pin(revoked(self.verifier.clone(), token.to_owned(), every)))
     }
 }

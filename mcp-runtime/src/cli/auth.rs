@@ -86,8 +86,14 @@ mod verifiers {
             }
         }
 
-        fn recheck_every(&self) -> Option<Duration> {
-            self.1.as_ref().and_then(TokenVerifier::recheck_every)
+        /// An introspected token's: a JWT (verified by its signature) is
+        /// good until its `exp`.
+        fn recheck_every(&self, token: &str) -> Option<Duration> {
+            match (&self.0, &self.1) {
+                (Some(_), _) if jsonwebtoken::decode_header(token).is_ok() => None,
+                (_, Some(introspect)) => introspect.recheck_every(token),
+                _ => None,
+            }
         }
     }
 
@@ -171,8 +177,8 @@ mod verifiers {
             }
         }
 
-        fn recheck_every(&self) -> Option<Duration> {
-            self.found.get().and_then(TokenVerifier::recheck_every)
+        fn recheck_every(&self, token: &str) -> Option<Duration> {
+            self.found.get().and_then(|found| found.recheck_every(token))
         }
     }
 

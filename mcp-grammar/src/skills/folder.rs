@@ -301,7 +301,7 @@ fn read_inside(canonical: &Path, inside: &Path, budget: u64) -> Result<Vec<u8>, 
         .map_err(io)?;
     let read = bytes.len() as u64;
     if read > budget {
-        return Err(SkillRule::TooLarge(read));
+        return Err(SkillRule::TooLarge(before.len().max(read)));
     }
     let after = file.metadata().map_err(io)?;
     if after.len() != read || after.modified().ok() != before.modified().ok() {
@@ -364,11 +364,12 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
         assert!(made.success());
         assert!(matches!(read_inside(&fifo, &inside, 100), Err(SkillRule::Io(_))));
-        // A file larger than what is left of the skill's budget is not read whole.
+        // A file larger than what is left of the skill's budget is not read
+        // whole; the error says its size.
         std::fs::write(inside.join("big.md"), vec![b'x'; 4096]).unwrap();
         assert_eq!(
             read_inside(&inside.join("big.md"), &inside, 1000),
-            Err(SkillRule::TooLarge(1001))
+            Err(SkillRule::TooLarge(4096))
         );
         std::fs::remove_dir_all(&tmp).unwrap();
     }

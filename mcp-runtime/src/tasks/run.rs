@@ -43,9 +43,10 @@ pub(crate) struct Launch<'a> {
     /// time; `None`: if it waits at all.
     pub after: Option<std::time::Duration>,
     /// A task even if the handler answers in its first poll (a 2025-11-25
-    /// task-augmented call, which must be answered with a task): the task
-    /// is created, then ended with the answer. An MRTR ask or an error is
-    /// still answered directly.
+    /// task-augmented call, answered with a task): the task is created,
+    /// then ended with the answer. An MRTR ask or an error is still
+    /// answered directly, and so is the answer when the store cannot keep
+    /// the task (the tool has run: its result is not thrown away).
     pub always: bool,
 }
 

@@ -1143,6 +1143,7 @@ impl Calls for Client {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use serde_json::json;
 
     #[test]
@@ -1160,7 +1161,7 @@ mod tests {
                 "a": {"type": "number", "x-mcp-header": "A"}}}},
             plain,
         ]});
-        super::leave_out_bad_headers(&mut page);
+        leave_out_bad_headers(&mut page);
         assert_eq!(page["tools"], json!([good, plain]));
     }
 }

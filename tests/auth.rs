@@ -261,15 +261,7 @@ async fn tokens_of_a_real_authorization_server_are_verified() {
         .tool::<write_ticket>()
         .build()
         .unwrap();
-    let config = HttpConfig {
-        auth: Some(protection),
-        ..HttpConfig::default()
-    };
-    let http = HttpServer::bind(server, &format!("127.0.0.1:{port}"), config)
-        .await
-        .unwrap();
-    let addr = http.local_addr().unwrap();
-    tokio::spawn(http.serve_until(std::future::pending()));
+    let addr = serve_protected(server, port, protection).await;
 
     // No token: 401 pointing at the metadata, which names the authorization server.
     let none = call_tool(addr, None, "read_ticket").await;
@@ -454,15 +446,7 @@ async fn a_listen_stream_ends_once_its_token_is_revoked() {
         .cache(100, Duration::from_secs(1));
     let protection = ResourceServer::new(resource.clone(), auth.issuer.clone(), introspect).scopes(["tickets:read"]);
     let server = Server::builder().empty().tool::<read_ticket>().build().unwrap();
-    let config = HttpConfig {
-        auth: Some(protection),
-        ..HttpConfig::default()
-    };
-    let http = HttpServer::bind(server, &format!("127.0.0.1:{port}"), config)
-        .await
-        .unwrap();
-    let addr = http.local_addr().unwrap();
-    tokio::spawn(http.serve_until(std::future::pending()));
+    let addr = serve_protected(server, port, protection).await;
     let listen = |token: String| async move {
         let bearer = format!("Bearer {token}");
         let headers = with_header(
@@ -507,6 +491,20 @@ async fn a_listen_stream_ends_once_its_token_is_revoked() {
     assert!(!ended, "the stream of a good token ended");
     let again = with_token(addr, Some(&revoked), "tools/list", None, json!({})).await;
     assert_eq!(again.status, 401, "{}", again.text);
+}
+
+/// Serves `server` over HTTP on `port`, protected as `protection` says.
+async fn serve_protected(server: Server, port: u16, protection: ResourceServer) -> SocketAddr {
+    let config = HttpConfig {
+        auth: Some(protection),
+        ..HttpConfig::default()
+    };
+    let http = HttpServer::bind(server, &format!("127.0.0.1:{port}"), config)
+        .await
+        .unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.serve_until(std::future::pending()));
+    addr
 }
 
 /// An HTTP client for the test's own requests. reqwest is built without a

@@ -230,14 +230,7 @@ impl StdioClient {
 
     /// Reads the next message (5 s timeout), validated.
     pub async fn recv(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(5), self.from_server.next_line())
-            .await
-            .expect("timed out waiting for the server")
-            .unwrap()
-            .expect("server closed stdout");
-        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
-        assert_eq!(value.to_string(), line, "not compact single-line JSON");
-        let method = value["id"].as_i64().and_then(|id| self.methods.get(&id)).cloned();
+        let (value, method) = self.next_message().await;
         validate_emitted(&value, method.as_deref());
         value
     }
@@ -245,6 +238,14 @@ impl StdioClient {
     /// Reads the next message (5 s timeout) of a 2025-11-25 session,
     /// validated against that revision's schema.
     pub async fn recv_legacy(&mut self) -> Value {
+        let (value, method) = self.next_message().await;
+        validate_legacy(&value, method.as_deref());
+        value
+    }
+
+    /// The next line, compact single-line JSON, with the method of the
+    /// request it answers (if it does).
+    async fn next_message(&mut self) -> (Value, Option<String>) {
         let line = tokio::time::timeout(Duration::from_secs(5), self.from_server.next_line())
             .await
             .expect("timed out waiting for the server")
@@ -253,8 +254,7 @@ impl StdioClient {
         let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON: {line}: {e}"));
         assert_eq!(value.to_string(), line, "not compact single-line JSON");
         let method = value["id"].as_i64().and_then(|id| self.methods.get(&id)).cloned();
-        validate_legacy(&value, method.as_deref());
-        value
+        (value, method)
     }
 
     /// Sends a request and reads messages until its response arrives.

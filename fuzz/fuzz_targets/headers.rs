@@ -40,10 +40,11 @@ fuzz_target!(|data: &[u8]| {
     let name = Some(field()).filter(|n| !n.is_empty());
     let arguments = Some(field()).filter(|a| !a.is_empty());
     let meta_text = field();
-    let declared: Vec<(String, String)> = field()
+    // `a.b=H`: the parameter at the properties path a, b.
+    let declared: Vec<(Vec<String>, String)> = field()
         .split(',')
         .filter_map(|pair| pair.split_once('='))
-        .map(|(p, h)| (p.to_owned(), h.to_owned()))
+        .map(|(p, h)| (p.split('.').map(str::to_owned).collect(), h.to_owned()))
         .collect();
     let mut map = http::HeaderMap::new();
     for line in lines {
@@ -138,12 +139,14 @@ fuzz_target!(|data: &[u8]| {
 
 /// An accepted `Mcp-Param-*` check: each declared argument that is a
 /// string, number or boolean has its header, with the same value.
-fn check_params_agree(facts: &HeaderFacts, declared: &[(String, String)], arguments: Option<&str>) {
-    let args: serde_json::Map<String, serde_json::Value> =
-        arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
-    for (property, header) in declared {
+fn check_params_agree(facts: &HeaderFacts, declared: &[(Vec<String>, String)], arguments: Option<&str>) {
+    let args: serde_json::Value = arguments
+        .and_then(|a| serde_json::from_str(a).ok())
+        .unwrap_or_default();
+    for (path, header) in declared {
         let sent = facts.get(format!("mcp-param-{header}").as_str());
-        let body = match args.get(property) {
+        let at = path.iter().try_fold(&args, |v, key| v.get(key));
+        let body = match at {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
             Some(serde_json::Value::Bool(b)) => Some(b.to_string()),
             Some(serde_json::Value::Number(n)) => Some(n.to_string()),
@@ -153,8 +156,8 @@ fn check_params_agree(facts: &HeaderFacts, declared: &[(String, String)], argume
             (None, None) => {}
             (Some(body), Some(raw)) => {
                 let sent = decode_value(&raw).expect("accepted, so decodable");
-                let numeric = args[property]
-                    .as_f64()
+                let numeric = at
+                    .and_then(serde_json::Value::as_f64)
                     .is_some_and(|n| sent.trim().parse::<f64>().is_ok_and(|h| h == n));
                 assert!(
                     sent == body || numeric,

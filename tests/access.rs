@@ -9,7 +9,7 @@ mod support;
 
 use mcp_runtime::auth::{AccessToken, Rejection, ResourceServer, TokenVerifier, VerifyFuture};
 use mcp_runtime::prelude::*;
-use mcp_runtime::protocol::{Prompt, Resource, Tool};
+use mcp_runtime::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use mcp_runtime::testing::TestClient;
 use mcp_runtime::transport::http::{HttpConfig, HttpServer};
 use mcp_runtime::{PromptEntry, ResourceEntry, ToolEntry};
@@ -63,8 +63,19 @@ fn server() -> Server {
     };
     let resource: Resource = serde_json::from_value(json!({"uri": "tickets://all", "name": "all"})).unwrap();
     let prompt: Prompt = serde_json::from_value(json!({"name": "draft"})).unwrap();
+    // A note only writers were shown, hidden from everyone now, whose URI
+    // the open template of notes serves too.
+    let hidden: Resource = serde_json::from_value(json!({"uri": "notes://x", "name": "x"})).unwrap();
+    let notes: ResourceTemplate =
+        serde_json::from_value(json!({"uriTemplate": "notes://{id}", "name": "notes"})).unwrap();
     Server::builder()
         .empty()
+        .resource_entry(
+            ResourceEntry::dynamic(hidden, |_, _| async { "x" })
+                .scopes(["tickets:write"])
+                .visible_if(|_| false),
+        )
+        .resource_entry(ResourceEntry::dynamic_template(notes, |uri, _| async move { uri }).unwrap())
         .tool::<who>()
         .tool_entry(ToolEntry::dynamic(tool("close"), |_, _| async { "closed" }).scopes(["tickets:write"]))
         .resource_entry(ResourceEntry::dynamic(resource, |_, _| async { "all tickets" }).scopes(["tickets:write"]))
@@ -385,6 +396,19 @@ async fn a_listen_stream_agrees_only_to_resources_the_token_reaches() {
     assert_eq!(
         ack["params"]["notifications"],
         json!({"toolsListChanged": true}),
+        "{ack}"
+    );
+    // The scopes weighed are those of the resource the caller is shown (the
+    // open template), not those of one hidden from it (the writers' note):
+    // the reader may read notes://x, so it is agreed to.
+    let read = ask(addr, "reader", "resources/read", Some("notes://x"), json!({"uri": "notes://x"})).await;
+    assert_eq!(read.status, 200, "{}", read.text);
+    let notes = json!({"resourceSubscriptions": ["notes://x"]});
+    let mut stream = listen(addr, "reader", 7, notes).await;
+    let ack = stream.next().await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"resourceSubscriptions": ["notes://x"]}),
         "{ack}"
     );
 }

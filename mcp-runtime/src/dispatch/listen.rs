@@ -82,7 +82,9 @@ struct AckBody<'a> {
 /// filter, then forwards matching events until the request is cancelled
 /// (the client closes the stream or sends `notifications/cancelled`).
 /// `hidden`: the subscribed URIs only resources hidden from the caller
-/// serve, agreed to like URIs nothing serves, and never sent an update.
+/// serve, agreed to like URIs nothing serves, and never sent an update;
+/// `unreadable`: those whose resource (as the caller is shown it) needs
+/// scopes the caller's token lacks, left out of the acknowledgement.
 ///
 /// Not an `async fn`: one keeps its by-value arguments twice in its future
 /// (as captured, and as moved into the body), and an open stream holds this
@@ -92,6 +94,7 @@ pub(crate) fn listen(
     server: &Server,
     params: ListenParams,
     hidden: Vec<String>,
+    unreadable: Vec<String>,
     ctx: Context,
 ) -> impl std::future::Future<Output = Result<Vec<u8>, McpError>> + Send + '_ {
     async move {
@@ -180,13 +183,9 @@ pub(crate) fn listen(
                 relayed_rx = Some(rx);
             }
         }
-        if let Some(token) = ctx.identity() {
-            // Agreed to only for resources the caller's token may read.
-            let catalog = server.catalog();
-            filter
-                .resource_subscriptions
-                .retain(|uri| hidden.contains(uri) || super::access::resource(&catalog, uri, Some(token)).is_ok());
-        }
+        // Agreed to only for resources the caller's token may read (as the
+        // caller is shown them).
+        filter.resource_subscriptions.retain(|uri| !unreadable.contains(uri));
         let ack = Tagged {
             body: AckBody { notifications: &filter },
             meta: TagMeta { id: &id },

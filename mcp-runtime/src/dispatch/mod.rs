@@ -516,11 +516,12 @@ pub(crate) fn serve<'a>(
             Method::SubscriptionsListen => {
                 let listen: listen::ListenParams = parse_params(params)?;
                 let hidden = sight.hidden_uris(&catalog, listen.resource_subscriptions());
+                let unreadable = sight.unreadable_uris(&catalog, listen.resource_subscriptions(), token);
                 // A stream may stay open for hours: keep nothing it does not need.
                 drop(catalog);
                 scope.headers = HeaderFacts::default();
                 let ctx = context(server, request, meta, scope);
-                crate::boxed::boxed!(listen::listen(server, listen, hidden, ctx)).await
+                crate::boxed::boxed!(listen::listen(server, listen, hidden, unreadable, ctx)).await
             }
             _ => Err(McpError::method_not_found(method_name)),
         }

@@ -189,6 +189,29 @@ impl<'a> Sight<'a> {
             .cloned()
             .collect()
     }
+
+    /// The URIs of `uris` that `token` may not read: those whose resource
+    /// the caller is shown (the one a read would serve, not one hidden
+    /// from it) asks for scopes the token lacks.
+    pub(crate) fn unreadable_uris(
+        &self,
+        catalog: &Catalog,
+        uris: &[String],
+        token: Option<&crate::auth::AccessToken>,
+    ) -> Vec<String> {
+        if token.is_none() {
+            return Vec::new();
+        }
+        uris.iter()
+            .filter(|uri| match self.on() {
+                true => self
+                    .find_resource(catalog, uri)
+                    .is_some_and(|(entry, _)| super::access::entry(token, &entry.scopes).is_err()),
+                false => super::access::resource(catalog, uri, token).is_err(),
+            })
+            .cloned()
+            .collect()
+    }
 }
 
 /// An entry as a list sees it.

@@ -345,3 +345,44 @@ async fn an_idle_session_gives_its_subscriptions_back_by_itself() {
     tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
     drop(listen_to(addr, Some("alice"), &[uri(4)]).await);
 }
+
+/// A legacy session that falls behind the server's events hears again of
+/// what it subscribed to, as a listen stream does: the resource updated
+/// among the events it missed is announced, and so are the list changes.
+#[tokio::test]
+async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to() {
+    let server = server(SubscriptionLimits::default());
+    let mut c = support::StdioClient::start(server.clone());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    c.send_raw(&init.to_string()).await;
+    c.recv_legacy().await;
+    c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    let followed = "notes://days/1";
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": followed}});
+    c.send_raw(&subscribe.to_string()).await;
+    assert!(c.recv_legacy().await["result"].is_object());
+    // One runtime thread: the session's forwarder cannot run while these
+    // are announced, so the followed update is pushed out by the 300 after it.
+    server.notify_resource_updated(followed);
+    for _ in 0..300 {
+        server.notify_resource_updated("notes://days/2");
+    }
+    let mut heard = Vec::new();
+    while let Ok(m) = tokio::time::timeout(std::time::Duration::from_secs(1), c.recv_legacy()).await {
+        heard.push(m);
+    }
+    let updated: Vec<&Value> = heard
+        .iter()
+        .filter(|m| m["method"] == "notifications/resources/updated")
+        .collect();
+    assert_eq!(updated.len(), 1, "{heard:#?}");
+    assert_eq!(updated[0]["params"]["uri"], followed, "{heard:#?}");
+    assert!(
+        heard
+            .iter()
+            .any(|m| m["method"] == "notifications/resources/list_changed"),
+        "{heard:#?}"
+    );
+}

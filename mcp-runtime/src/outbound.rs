@@ -120,6 +120,17 @@ impl Shared {
 }
 
 impl Outbound {
+    /// Whether nothing receives any more: the stream was closed (or gave
+    /// up on a client that does not read), or the writer has stopped. A
+    /// message refused while it is open was refused for the backlog alone.
+    pub(crate) fn is_closed(&self) -> bool {
+        match &self.0 {
+            Kind::Channel(tx) => tx.is_closed(),
+            Kind::Counted(tx, _) => tx.is_closed(),
+            Kind::Stream(shared) => shared.lock().closed,
+        }
+    }
+
     /// Sends one message; gives it back when nothing receives any more
     /// (the stream was closed or the writer has stopped).
     pub fn send(&self, message: Vec<u8>) -> Result<(), Vec<u8>> {

@@ -27,7 +27,11 @@ pub(crate) fn admit(server: &Server, session: &Session) -> Result<crate::session
 }
 
 /// Forwards the session's notifications to `outbound` until it closes or
-/// the server stops.
+/// the server stops. Events missed (the forwarder fell behind the
+/// server's) are made up for as a listen stream does: every list changed,
+/// and every subscribed resource updated. A notification the outbound
+/// refuses while it is still open (stdio's backlog of unread output is
+/// full) is dropped, and the next ones go as room comes back.
 pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Outbound) {
     let mut events = server.inner.events.subscribe();
     let stopping = server.inner.stopping.clone();
@@ -36,16 +40,26 @@ pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Out
             _ = stopping.cancelled() => return,
             event = events.recv() => event,
         };
-        match event {
-            Ok(event) => {
-                if let Some(message) = encode(&event, &session) {
-                    if outbound.send(message).is_err() {
-                        return;
-                    }
-                }
+        let missed = match event {
+            Ok(event) => vec![event],
+            Err(RecvError::Lagged(missed)) => {
+                tracing::debug!(missed, "a legacy session fell behind the server's events");
+                let updates = session.subscribed().into_iter().map(ServerEvent::ResourceUpdated);
+                [
+                    ServerEvent::ToolsListChanged,
+                    ServerEvent::PromptsListChanged,
+                    ServerEvent::ResourcesListChanged,
+                ]
+                .into_iter()
+                .chain(updates)
+                .collect()
             }
-            Err(RecvError::Lagged(_)) => {}
             Err(RecvError::Closed) => return,
+        };
+        for message in missed.iter().filter_map(|event| encode(event, &session)) {
+            if outbound.send(message).is_err() && outbound.is_closed() {
+                return;
+            }
         }
     }
 }

@@ -490,6 +490,11 @@ impl Session {
         lock(&self.subscriptions).uris.contains(uri)
     }
 
+    /// The URIs the session is subscribed to.
+    pub(crate) fn subscribed(&self) -> Vec<String> {
+        lock(&self.subscriptions).uris.iter().cloned().collect()
+    }
+
     /// Marks the session used now.
     pub fn touch(&self) {
         *lock(&self.last_seen) = Instant::now();

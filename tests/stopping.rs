@@ -536,3 +536,20 @@ fn no_connection_the_kernel_completed_is_reset_when_the_listener_closes() {
         total.lost, total.answered, total.refused
     );
 }
+
+/// An embedder's grace too long for the clock (`Duration::MAX`: "as long
+/// as it takes") stops a server like any other, not with a panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grace_too_long_for_the_clock_still_stops() {
+    let config = HttpConfig {
+        shutdown_grace: Duration::MAX,
+        ..HttpConfig::default()
+    };
+    let server = HttpServer::bind(Server::builder().empty().build().unwrap(), "127.0.0.1:0", config)
+        .await
+        .unwrap();
+    let stopped = tokio::time::timeout(Duration::from_secs(10), server.serve_until(std::future::ready(())))
+        .await
+        .expect("stopped within 10 s");
+    assert!(stopped.is_ok(), "{stopped:?}");
+}

@@ -182,7 +182,11 @@ impl TaskRuntime {
     /// runs out. Returns how many tasks were stopped that way.
     pub(crate) async fn stop(&self, grace: std::time::Duration) -> usize {
         let ended = |within: std::time::Duration| async move {
-            let deadline = tokio::time::Instant::now() + within;
+            // A grace too long for the clock is as good as none.
+            let now = tokio::time::Instant::now();
+            let deadline = now
+                .checked_add(within)
+                .unwrap_or_else(|| now + std::time::Duration::from_secs(100 * 365 * 86_400));
             while self.running() > 0 && tokio::time::Instant::now() < deadline {
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }

@@ -156,6 +156,10 @@ fn workers_go_with_http_and_must_be_a_number() {
             "is not a whole number",
         ),
         (&["--http", "127.0.0.1:0", "--workers"][..], "--workers needs a number"),
+        (
+            &["--http", "127.0.0.1:0", "--workers", "18446744073709551615"][..],
+            "more than 1024",
+        ),
     ] {
         let out = run(args, "");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -292,6 +296,24 @@ fn the_quickstart_invoice_refuses_a_total_it_cannot_count() {
 fn authorization_settings_that_cannot_be_right_stop_the_start() {
     let resource = ("MCP_AUTH_RESOURCE", "http://127.0.0.1:9/mcp");
     for (env, named) in [
+        (
+            vec![
+                ("MCP_AUTH_ISSUER", "http://127.0.0.1:9"),
+                ("MCP_AUTH_RESOURCE", "https://"),
+            ],
+            "MCP_AUTH_RESOURCE",
+        ),
+        (
+            vec![
+                ("MCP_AUTH_ISSUER", "http://127.0.0.1:9"),
+                ("MCP_AUTH_RESOURCE", "https://mcp.example.com/a b"),
+            ],
+            "MCP_AUTH_RESOURCE",
+        ),
+        // Settings of the HTTP server the same way: refused, not served with a default.
+        (vec![("MCP_SESSION_PREFIX", "r1 ")], "MCP_SESSION_PREFIX"),
+        (vec![("MCP_SHUTDOWN_GRACE", "1e30")], "MCP_SHUTDOWN_GRACE"),
+        (vec![("TOKIO_WORKER_THREADS", "0")], "TOKIO_WORKER_THREADS"),
         (
             vec![("MCP_AUTH_ISSUER", "auth.example.com"), resource],
             "MCP_AUTH_ISSUER",

@@ -19,8 +19,13 @@ pub const RESOURCE_ENV: &str = "MCP_AUTH_RESOURCE";
 #[cfg(feature = "auth")]
 pub const CHALLENGE_SCOPES_ENV: &str = "MCP_AUTH_CHALLENGE_SCOPES";
 
+/// A variable's value without the whitespace around it (a secret's file
+/// often ends with a newline); empty is unset.
 fn var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    std::env::var(name)
+        .ok()
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
 }
 
 /// The protection the environment asks for: `Ok(None)` when it asks for
@@ -34,7 +39,13 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
         (Some(i), Some(r)) => (i, r),
         _ => return Err(format!("set both {ISSUER_ENV} and {RESOURCE_ENV}, or neither")),
     };
-    let canonical = (resource.starts_with("https://") || resource.starts_with("http://")) && !resource.contains('#');
+    let canonical = (resource.starts_with("https://") || resource.starts_with("http://"))
+        && resource
+            .split("://")
+            .nth(1)
+            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
+        && !resource.contains('#')
+        && !resource.contains(char::is_whitespace);
     if !canonical {
         return Err(format!(
             "{RESOURCE_ENV}={resource:?}: give this server's absolute http(s) URL, without a fragment"
@@ -42,8 +53,12 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
     }
     // A mistake is refused at start; only an outage is waited out.
     let issuer_url = (issuer.starts_with("https://") || issuer.starts_with("http://"))
-        && issuer.split("://").nth(1).is_some_and(|rest| !rest.is_empty())
-        && !issuer.contains(['?', '#']);
+        && issuer
+            .split("://")
+            .nth(1)
+            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
+        && !issuer.contains(['?', '#'])
+        && !issuer.contains(char::is_whitespace);
     if !issuer_url {
         return Err(format!(
             "{ISSUER_ENV}={issuer:?}: give the authorization server's issuer, an absolute http(s) URL \

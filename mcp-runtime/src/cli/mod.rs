@@ -360,19 +360,35 @@ fn runtime_for(command: &Command, workers: Option<usize>) -> std::io::Result<tok
     }
 }
 
-/// The HTTP worker count: `--workers N`, else `MCP_WORKERS`; `None` (or 0):
-/// tokio's choice (`TOKIO_WORKER_THREADS`, else one per core).
+/// The most HTTP workers a binary starts (each holds its own queues and a thread).
+const MAX_WORKERS: usize = 1024;
+
+/// The HTTP worker count: `--workers N`, else `MCP_WORKERS`, else
+/// `TOKIO_WORKER_THREADS` (read here, so that a bad value is refused
+/// rather than tokio's panic); `None` (or 0): one per core. At most
+/// [`MAX_WORKERS`].
 fn workers_setting(flag: Option<&str>) -> Result<Option<usize>, String> {
+    const TOKIO: &str = "TOKIO_WORKER_THREADS";
     let n = match flag {
         Some(text) => text
             .trim()
             .parse::<usize>()
             .map_err(|_| format!("--workers {text:?} is not a whole number"))?,
         None => match count_from_env(WORKERS_ENV) {
-            Ok(n) => n.unwrap_or(0),
+            Ok(Some(n)) => n,
+            Ok(None) => match std::env::var(TOKIO) {
+                Ok(text) => match text.trim().parse::<usize>() {
+                    Ok(n) if n > 0 => n,
+                    _ => return Err(format!("{TOKIO}={text:?} is not a whole number above 0")),
+                },
+                Err(_) => 0,
+            },
             Err(e) => return Err(e.to_string()),
         },
     };
+    if n > MAX_WORKERS {
+        return Err(format!("{n} workers is more than {MAX_WORKERS}"));
+    }
     Ok((n > 0).then_some(n))
 }
 
@@ -497,16 +513,20 @@ pub const SHUTDOWN_GRACE_ENV: &str = "MCP_SHUTDOWN_GRACE";
 /// SIGKILL a few seconds later.
 const STDIO_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// The longest grace `MCP_SHUTDOWN_GRACE` may ask for: a day.
+const MAX_GRACE: std::time::Duration = std::time::Duration::from_secs(86_400);
+
+/// `MCP_SHUTDOWN_GRACE`, in seconds (fractions allowed), at most [`MAX_GRACE`].
 fn grace_from_env() -> std::io::Result<Option<std::time::Duration>> {
-    let Ok(text) = std::env::var(SHUTDOWN_GRACE_ENV) else {
-        return Ok(None);
-    };
-    match text.trim().parse::<u64>() {
-        Ok(secs) => Ok(Some(std::time::Duration::from_secs(secs))),
-        Err(_) => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{SHUTDOWN_GRACE_ENV}={text:?} is not a whole number of seconds"),
-        )),
+    let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+    match seconds_from_env(SHUTDOWN_GRACE_ENV) {
+        Ok(Some(grace)) if grace > MAX_GRACE => Err(invalid(format!(
+            "{SHUTDOWN_GRACE_ENV}: {} s is more than a day ({} s)",
+            grace.as_secs(),
+            MAX_GRACE.as_secs()
+        ))),
+        Ok(grace) => Ok(grace),
+        Err(e) => Err(invalid(e.to_string())),
     }
 }
 
@@ -634,7 +654,8 @@ fn http_config_from_env(allowed_hosts: Vec<String>) -> Result<crate::transport::
     }
     if let Ok(name) = std::env::var(PRINCIPAL_HEADER_ENV) {
         let name = name.trim();
-        if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        // Empty: none.
+        if !name.is_empty() && http::HeaderName::from_bytes(name.as_bytes()).is_err() {
             return Err(SettingError::NotAHeaderName {
                 var: PRINCIPAL_HEADER_ENV,
                 value: name.to_owned(),
@@ -708,6 +729,13 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
                 config.shutdown_grace = grace;
             }
             if let Ok(prefix) = std::env::var(SESSION_PREFIX_ENV) {
+                // A session id is visible ASCII (0x21 to 0x7E), the prefix too.
+                if !prefix.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("{SESSION_PREFIX_ENV}={prefix:?}: a session id's prefix is visible ASCII, no spaces"),
+                    ));
+                }
                 config.session_prefix = prefix;
             }
             config.auth = auth::from_env(&server)

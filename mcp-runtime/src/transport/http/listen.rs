@@ -62,7 +62,9 @@ impl HttpServer {
         if let Some(files) = super::conns::open_file_limit() {
             // Each connection is a file, and so are the listener, the
             // lingering refusals and what the process holds besides.
-            let needed = config.max_connections as u64 + super::conns::MAX_REFUSING as u64 + 64;
+            let needed = (config.max_connections as u64)
+                .saturating_add(super::conns::MAX_REFUSING as u64)
+                .saturating_add(64);
             if config.max_connections > 0 && files < needed {
                 tracing::warn!(
                     "the open-file limit ({files}) is below what {} connections need (about {needed}): \

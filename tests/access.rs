@@ -401,7 +401,14 @@ async fn a_listen_stream_agrees_only_to_resources_the_token_reaches() {
     // The scopes weighed are those of the resource the caller is shown (the
     // open template), not those of one hidden from it (the writers' note):
     // the reader may read notes://x, so it is agreed to.
-    let read = ask(addr, "reader", "resources/read", Some("notes://x"), json!({"uri": "notes://x"})).await;
+    let read = ask(
+        addr,
+        "reader",
+        "resources/read",
+        Some("notes://x"),
+        json!({"uri": "notes://x"}),
+    )
+    .await;
     assert_eq!(read.status, 200, "{}", read.text);
     let notes = json!({"resourceSubscriptions": ["notes://x"]});
     let mut stream = listen(addr, "reader", 7, notes).await;

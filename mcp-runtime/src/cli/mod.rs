@@ -190,18 +190,32 @@ pub fn init_logging() {
 
 fn banner(server: &Server) -> String {
     let info = &server.config().info;
-    let tools = server.tool_names();
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| info.name.clone());
+    banner_for(&info.name, &info.version, &server.tool_names(), &exe)
+}
+
+/// The banner's text for a server named `name` at `exe`: the host's config
+/// is JSON written by serde (a Windows path's `\` escaped), the command
+/// line quotes a path with spaces, and the key that ends the input is the
+/// platform's.
+fn banner_for(name: &str, version: &str, tools: &[String], exe: &str) -> String {
+    let config = serde_json::json!({ "mcpServers": { name: { "command": exe } } });
+    let command = match exe.contains(' ') {
+        true => format!("\"{exe}\""),
+        false => exe.to_owned(),
+    };
+    let quit = if cfg!(windows) {
+        "Ctrl-Z then Enter quits"
+    } else {
+        "Ctrl-D quits"
+    };
     format!(
         "{name} {version}: MCP server on stdio, serving {n} tool(s): {list}\n\
-         This terminal is now its client: it reads JSON-RPC messages, one per line (Ctrl-D quits).\n\
-         To connect a host, add to its mcpServers config:\n  \
-         {{\"mcpServers\": {{\"{name}\": {{\"command\": \"{exe}\"}}}}}}\n\
-         To serve Streamable HTTP instead: {exe} --http 127.0.0.1:3000\n",
-        name = info.name,
-        version = info.version,
+         This terminal is now its client: it reads JSON-RPC messages, one per line ({quit}).\n\
+         To connect a host, add to its mcpServers config:\n  {config}\n\
+         To serve Streamable HTTP instead: {command} --http 127.0.0.1:3000\n",
         n = tools.len(),
         list = tools.join(", "),
     )
@@ -768,5 +782,18 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
             );
             http.serve_until(stop).await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_banner_gives_a_host_config_that_is_json_whatever_the_path() {
+        let exe = r"C:\Program Files\my server\x.exe";
+        let text = super::banner_for("my \"server\"", "1.0", &["echo".to_owned()], exe);
+        let line = text.lines().nth(3).unwrap_or_default();
+        let config: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_default();
+        assert_eq!(config["mcpServers"]["my \"server\""]["command"], exe, "{text}");
+        assert!(text.contains(&format!("\"{exe}\" --http")), "{text}");
     }
 }

@@ -146,6 +146,36 @@ fn usage_names_the_new_commands() {
     }
 }
 
+/// An argument that is not UTF-8 is refused (exit 2), not a panic.
+#[cfg(unix)]
+#[test]
+fn an_argument_that_is_not_utf8_is_refused() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = Command::new(support::example_binary("everything"))
+        .args([std::ffi::OsStr::new("call"), std::ffi::OsStr::new("greet")])
+        .arg(std::ffi::OsStr::from_bytes(b"{\"name\": \"\xff\"}"))
+        .env_remove("MCP_REDIS_URL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the example runs");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not UTF-8"), "{}", text(&out.stderr));
+    // A setting likewise: a rate limit that is not text is not "no limit".
+    let out = Command::new(support::example_binary("everything"))
+        .arg("--stdio")
+        .env("MCP_RATE_LIMIT", std::ffi::OsStr::from_bytes(b"10/s\xff"))
+        .env_remove("MCP_REDIS_URL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the example runs");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("MCP_RATE_LIMIT is not UTF-8"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn workers_go_with_http_and_must_be_a_number() {
     for (args, wanted) in [

@@ -225,7 +225,15 @@ fn banner_for(name: &str, version: &str, tools: &[String], exe: &str) -> String 
 /// builds the server from the registry (after `configure`), and serves.
 /// Used by [`crate::main!`].
 pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> ExitCode {
-    run_with_args(info, std::env::args().skip(1), configure)
+    // Read as the OS gives them: one that is not UTF-8 is refused, not a panic.
+    let args: Result<Vec<String>, _> = std::env::args_os().skip(1).map(|a| a.into_string()).collect();
+    match args {
+        Ok(args) => run_with_args(info, args, configure),
+        Err(bad) => {
+            eprintln!("error: the argument {bad:?} is not UTF-8");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// [`run`] with the arguments given (those after the program name): for a
@@ -249,6 +257,10 @@ fn run_erased(
     configure: Box<dyn FnOnce(ServerBuilder) -> ServerBuilder + '_>,
 ) -> ExitCode {
     let name = info.name.clone();
+    if let Some(var) = setting_not_utf8() {
+        eprintln!("error: the value of {var} is not UTF-8");
+        return ExitCode::from(2);
+    }
     let parsed = take_serve_flags(args.into_iter()).and_then(|(args, flags)| {
         let command = parse_args(args)?;
         if !flags.allowed_hosts.is_empty() && !matches!(command, Command::Http(_)) {
@@ -353,6 +365,20 @@ fn run_erased(
             ExitCode::FAILURE
         }
     }
+}
+
+/// A setting of the binary (`MCP_*`, `OTEL_*`, `TOKIO_WORKER_THREADS`,
+/// `RUST_LOG`) whose value is not UTF-8: refused, where reading it as
+/// text would take it as unset (a rate limit off without a word).
+fn setting_not_utf8() -> Option<String> {
+    std::env::vars_os().find_map(|(name, value)| {
+        let name = name.to_str()?;
+        let ours = name.starts_with("MCP_")
+            || name.starts_with("OTEL_")
+            || name == "TOKIO_WORKER_THREADS"
+            || name == "RUST_LOG";
+        (ours && value.to_str().is_none()).then(|| name.to_owned())
+    })
 }
 
 /// The runtime a command runs on. stdio and the in-process commands serve
@@ -787,10 +813,12 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn the_banner_gives_a_host_config_that_is_json_whatever_the_path() {
         let exe = r"C:\Program Files\my server\x.exe";
-        let text = super::banner_for("my \"server\"", "1.0", &["echo".to_owned()], exe);
+        let text = banner_for("my \"server\"", "1.0", &["echo".to_owned()], exe);
         let line = text.lines().nth(3).unwrap_or_default();
         let config: serde_json::Value = serde_json::from_str(line.trim()).unwrap_or_default();
         assert_eq!(config["mcpServers"]["my \"server\""]["command"], exe, "{text}");

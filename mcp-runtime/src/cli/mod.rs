@@ -225,15 +225,24 @@ fn banner_for(name: &str, version: &str, tools: &[String], exe: &str) -> String 
 /// builds the server from the registry (after `configure`), and serves.
 /// Used by [`crate::main!`].
 pub fn run(info: Implementation, configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> ExitCode {
-    // Read as the OS gives them: one that is not UTF-8 is refused, not a panic.
-    let args: Result<Vec<String>, _> = std::env::args_os().skip(1).map(|a| a.into_string()).collect();
-    match args {
+    match utf8_args() {
         Ok(args) => run_with_args(info, args, configure),
-        Err(bad) => {
+        Err(code) => code,
+    }
+}
+
+/// The arguments after the program name, read as the OS gives them: one
+/// that is not UTF-8 is refused (exit 2), not a panic. Not generic, so
+/// compiled here once, not in each server binary.
+fn utf8_args() -> Result<Vec<String>, ExitCode> {
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string())
+        .collect::<Result<Vec<String>, _>>()
+        .map_err(|bad| {
             eprintln!("error: the argument {bad:?} is not UTF-8");
             ExitCode::from(2)
-        }
-    }
+        })
 }
 
 /// [`run`] with the arguments given (those after the program name): for a

@@ -454,11 +454,14 @@ impl Sparse {
     }
 }
 
-/// The process's limit of open files, where it can be read (Linux).
+/// The process's limit of open files (its soft limit), where there is one
+/// to read: on every unix (`getrlimit`; macOS starts processes at 256),
+/// none elsewhere or when unlimited.
 pub(super) fn open_file_limit() -> Option<u64> {
-    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
+    #[cfg(unix)]
+    return super::rlimit::open_files();
+    #[cfg(not(unix))]
+    return None;
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ mod conns;
 mod guard;
 mod handshakes;
 mod listen;
+#[cfg(unix)]
+mod rlimit;
 mod stop;
 
 pub use body::McpBody;

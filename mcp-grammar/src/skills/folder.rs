@@ -394,18 +394,23 @@ mod tests {
             move || {
                 // Hidden names are not walked.
                 let (target, plain, link) = (skill.join("z.md"), skill.join(".plain"), skill.join(".link"));
+                // A pause after each swap, so that some reads find the
+                // folder as it was walked (and one finds it swapped).
+                let pause = std::time::Duration::from_micros(200);
                 while !stop.load(Ordering::Relaxed) {
                     std::fs::write(&plain, "plain").unwrap();
                     std::fs::rename(&plain, &target).unwrap();
+                    std::thread::sleep(pause);
                     let _ = std::fs::remove_file(&link);
                     std::os::unix::fs::symlink(&secret, &link).unwrap();
                     std::fs::rename(&link, &target).unwrap();
+                    std::thread::sleep(pause);
                 }
             }
         });
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(8);
         let (mut leaked, mut reads) = (false, 0);
-        while std::time::Instant::now() < deadline && !leaked {
+        while std::time::Instant::now() < deadline && !leaked && reads < 200 {
             if let Ok(skills) = read_skills(&root) {
                 reads += 1;
                 leaked = skills

@@ -385,4 +385,10 @@ async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to
             .any(|m| m["method"] == "notifications/resources/list_changed"),
         "{heard:#?}"
     );
+    // Only the kinds of list the server declared (it has no tools, no prompts).
+    let undeclared = ["notifications/tools/list_changed", "notifications/prompts/list_changed"];
+    assert!(
+        !heard.iter().any(|m| undeclared.iter().any(|u| m["method"] == *u)),
+        "{heard:#?}"
+    );
 }

@@ -44,15 +44,19 @@ pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Out
             Ok(event) => vec![event],
             Err(RecvError::Lagged(missed)) => {
                 tracing::debug!(missed, "a legacy session fell behind the server's events");
+                // The kinds of list the server declares (initialize told the session).
+                let declared = server.catalog().capabilities();
+                let lists = [
+                    (declared.tools.is_some(), ServerEvent::ToolsListChanged),
+                    (declared.prompts.is_some(), ServerEvent::PromptsListChanged),
+                    (declared.resources.is_some(), ServerEvent::ResourcesListChanged),
+                ];
                 let updates = session.subscribed().into_iter().map(ServerEvent::ResourceUpdated);
-                [
-                    ServerEvent::ToolsListChanged,
-                    ServerEvent::PromptsListChanged,
-                    ServerEvent::ResourcesListChanged,
-                ]
-                .into_iter()
-                .chain(updates)
-                .collect()
+                lists
+                    .into_iter()
+                    .filter_map(|(declared, event)| declared.then_some(event))
+                    .chain(updates)
+                    .collect()
             }
             Err(RecvError::Closed) => return,
         };

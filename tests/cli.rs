@@ -342,7 +342,7 @@ fn authorization_settings_that_cannot_be_right_stop_the_start() {
         ),
         // Settings of the HTTP server the same way: refused, not served with a default.
         (vec![("MCP_SESSION_PREFIX", "r1 ")], "MCP_SESSION_PREFIX"),
-        (vec![("MCP_SHUTDOWN_GRACE", "1e30")], "MCP_SHUTDOWN_GRACE"),
+        (vec![("MCP_SHUTDOWN_GRACE", "100000")], "more than a day"),
         (vec![("TOKIO_WORKER_THREADS", "0")], "TOKIO_WORKER_THREADS"),
         (
             vec![("MCP_AUTH_ISSUER", "auth.example.com"), resource],

@@ -314,7 +314,12 @@ fn run_erased(
         eprintln!("error: --metrics and {METRICS_ENV} need the `otel` feature of mcp-runtime, which this binary was built without");
         return ExitCode::from(2);
     }
-    let workers = match workers_setting(workers.as_deref()) {
+    // Only HTTP runs on workers: stdio and the local commands read none of these settings.
+    let workers = match command {
+        Command::Http(_) => workers_setting(workers.as_deref()),
+        _ => Ok(None),
+    };
+    let workers = match workers {
         Ok(n) => n,
         Err(e) => {
             eprintln!("error: {e}\n\n{}", usage(&name));
@@ -399,11 +404,13 @@ fn setting_not_utf8() -> Option<String> {
 fn runtime_for(command: &Command, workers: Option<usize>) -> std::io::Result<tokio::runtime::Runtime> {
     match command {
         Command::Http(_) => {
-            let mut builder = tokio::runtime::Builder::new_multi_thread();
-            if let Some(n) = workers {
-                builder.worker_threads(n);
-            }
-            builder.enable_all().build()
+            // Always a count of ours: tokio would read TOKIO_WORKER_THREADS
+            // again itself, and panic on a value `workers_setting` refuses.
+            let n = workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(n)
+                .enable_all()
+                .build()
         }
         _ => tokio::runtime::Builder::new_current_thread().enable_all().build(),
     }
@@ -424,8 +431,8 @@ fn workers_setting(flag: Option<&str>) -> Result<Option<usize>, String> {
             .parse::<usize>()
             .map_err(|_| format!("--workers {text:?} is not a whole number"))?,
         None => match count_from_env(WORKERS_ENV) {
-            Ok(Some(n)) => n,
-            Ok(None) => match std::env::var(TOKIO) {
+            Ok(Some(n)) if n > 0 => n,
+            Ok(_) => match std::env::var(TOKIO) {
                 Ok(text) => match text.trim().parse::<usize>() {
                     Ok(n) if n > 0 => n,
                     _ => return Err(format!("{TOKIO}={text:?} is not a whole number above 0")),
@@ -570,12 +577,14 @@ fn grace_from_env() -> std::io::Result<Option<std::time::Duration>> {
     let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
     match seconds_from_env(SHUTDOWN_GRACE_ENV) {
         Ok(Some(grace)) if grace > MAX_GRACE => Err(invalid(format!(
-            "{SHUTDOWN_GRACE_ENV}: {} s is more than a day ({} s)",
-            grace.as_secs(),
+            "{SHUTDOWN_GRACE_ENV}={:?}: more than a day ({} s)",
+            grace.as_secs_f64(),
             MAX_GRACE.as_secs()
         ))),
         Ok(grace) => Ok(grace),
-        Err(e) => Err(invalid(e.to_string())),
+        Err(_) => Err(invalid(format!(
+            "{SHUTDOWN_GRACE_ENV} is not a number of seconds (0: stop at once)"
+        ))),
     }
 }
 
@@ -809,11 +818,13 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
             let stop = crate::transport::stop_signal_installed().await;
             let local = http.local_addr()?;
             let info = &server.config().info;
+            let url = format!("http://{local}/mcp");
+            let host_config = serde_json::json!({ "mcpServers": { info.name.as_str(): { "url": url } } });
             eprintln!(
-                "{} {}: MCP server on Streamable HTTP at http://{local}/mcp (SIGTERM or Ctrl-C stops it gracefully)\n\
-                 Point a host at that URL, for example: {{\"mcpServers\": {{\"{}\": {{\"url\": \"http://{local}/mcp\"}}}}}}\n\
+                "{} {}: MCP server on Streamable HTTP at {url} (SIGTERM or Ctrl-C stops it gracefully)\n\
+                 Point a host at that URL, for example: {host_config}\n\
                  Authorization: {protection}",
-                info.name, info.version, info.name
+                info.name, info.version
             );
             http.serve_until(stop).await
         }

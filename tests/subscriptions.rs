@@ -282,12 +282,7 @@ async fn a_listen_stream_that_falls_behind_hears_again_of_what_it_follows() {
     while let Some(m) = stream.next_within(std::time::Duration::from_secs(2)).await {
         heard.push(m);
     }
-    let updated: Vec<&Value> = heard
-        .iter()
-        .filter(|m| m["method"] == "notifications/resources/updated")
-        .collect();
-    assert_eq!(updated.len(), 1, "{heard:#?}");
-    assert_eq!(updated[0]["params"]["uri"], followed.as_str(), "{heard:#?}");
+    assert_updated_once(&heard, &followed);
     assert!(
         heard.iter().any(|m| m["method"] == "notifications/tools/list_changed"),
         "{heard:#?}"
@@ -373,12 +368,7 @@ async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to
     while let Ok(m) = tokio::time::timeout(std::time::Duration::from_secs(1), c.recv_legacy()).await {
         heard.push(m);
     }
-    let updated: Vec<&Value> = heard
-        .iter()
-        .filter(|m| m["method"] == "notifications/resources/updated")
-        .collect();
-    assert_eq!(updated.len(), 1, "{heard:#?}");
-    assert_eq!(updated[0]["params"]["uri"], followed, "{heard:#?}");
+    assert_updated_once(&heard, followed);
     assert!(
         heard
             .iter()
@@ -391,4 +381,14 @@ async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to
         !heard.iter().any(|m| undeclared.iter().any(|u| m["method"] == *u)),
         "{heard:#?}"
     );
+}
+
+/// Asserts that of the messages `heard`, one `resources/updated` came, for `uri`.
+fn assert_updated_once(heard: &[Value], uri: &str) {
+    let updated: Vec<&Value> = heard
+        .iter()
+        .filter(|m| m["method"] == "notifications/resources/updated")
+        .collect();
+    assert_eq!(updated.len(), 1, "{heard:#?}");
+    assert_eq!(updated[0]["params"]["uri"], uri, "{heard:#?}");
 }

@@ -291,8 +291,16 @@ def replica_and_redis_loss():
     listener = Listener(REPLICAS[0], {"resourceSubscriptions": [uri]})
     try:
         before = len(listener.events)
+        p1 = time.perf_counter()
         cluster("redis-restart")
         t1 = time.time()
+        # Nothing is announced: once its subscriber is back, the replica tells the stream again of
+        # what it follows, as changes made elsewhere meanwhile were not heard.
+        made_up = listener.wait(lambda m: m.get("method") == "notifications/resources/updated"
+                                and m["params"].get("uri") == uri, 30, after=before)
+        assert made_up, f"the stream was not told again of its resource after the Redis restart: {listener.events}"
+        resync = made_up[0] - p1
+        before = made_up[2] + 1
         got = None
         while got is None and time.time() - t1 < 30:
             try:
@@ -311,9 +319,9 @@ def replica_and_redis_loss():
     unknown = rpc(REPLICAS[victim - 1], "tasks/get", {"taskId": "0" * 32}, name="0" * 32)
     assert unknown.get("error", {}).get("code") == -32602, f"the first store read after the restart: {unknown}"
     return (f"killed replica {victim}: its task failed after {took:.1f} s (lease 6 s), a stream on replica 2 "
-            f"following it told; Redis restarted: "
-            f"the same listen stream got a notification {heal:.1f} s later; replica {victim}'s first "
-            f"store read after it answered")
+            f"following it told; Redis restarted: the same listen stream was told again of its resource "
+            f"{resync:.1f} s after the restart began, and heard a new change {heal:.1f} s after it; "
+            f"replica {victim}'s first store read after it answered")
 
 
 def redis_outage_while_busy():

@@ -92,7 +92,12 @@ async fn serve_server(server: Server) -> (SocketAddr, tokio::sync::oneshot::Send
 }
 
 fn listen_params(uris: &[String]) -> Value {
-    json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": uris}})
+    json!({"notifications": {
+        "toolsListChanged": true,
+        "promptsListChanged": true,
+        "resourcesListChanged": true,
+        "resourceSubscriptions": uris
+    }})
 }
 
 fn headers(user: Option<&str>) -> Vec<(String, String)> {
@@ -107,6 +112,12 @@ async fn listen(addr: SocketAddr, user: Option<&str>) -> Sse {
 /// Opens a listen stream as `user` following `uris` and reads its
 /// acknowledgement.
 async fn listen_to(addr: SocketAddr, user: Option<&str>, uris: &[String]) -> Sse {
+    listen_acked(addr, user, uris).await.0
+}
+
+/// Opens a listen stream as `user` following `uris`; the stream and its
+/// acknowledgement.
+async fn listen_acked(addr: SocketAddr, user: Option<&str>, uris: &[String]) -> (Sse, Value) {
     let mut conn = connect(addr).await;
     let body = rpc(1, "subscriptions/listen", listen_params(uris));
     let response = conn
@@ -115,7 +126,7 @@ async fn listen_to(addr: SocketAddr, user: Option<&str>, uris: &[String]) -> Sse
     let mut sse = Sse::open(response, "subscriptions/listen", conn);
     let ack = sse.next().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
-    sse
+    (sse, ack)
 }
 
 /// A listen request expected to be refused at once with a JSON error.
@@ -282,10 +293,42 @@ async fn a_listen_stream_that_falls_behind_hears_again_of_what_it_follows() {
     while let Some(m) = stream.next_within(std::time::Duration::from_secs(2)).await {
         heard.push(m);
     }
-    assert_updated_once(&heard, &followed);
+    assert_made_up(&heard, &followed);
+}
+
+/// An event bus that reconnected announces `Missed`: the stream is told
+/// again of what it follows, as when it falls behind.
+#[tokio::test]
+async fn a_listen_stream_is_told_again_of_what_it_follows_when_events_were_missed() {
+    let server = server(SubscriptionLimits::default());
+    let (addr, _stop) = serve_server(server.clone()).await;
+    let followed = "notes://today".to_owned();
+    let mut stream = listen_to(addr, Some("alice"), std::slice::from_ref(&followed)).await;
+    server.announce(mcp_runtime::ServerEvent::Missed);
+    let mut heard = Vec::new();
+    while let Some(m) = stream.next_within(std::time::Duration::from_millis(500)).await {
+        heard.push(m);
+    }
+    assert_made_up(&heard, &followed);
+    // Each tagged with the stream's subscription id.
     assert!(
-        heard.iter().any(|m| m["method"] == "notifications/tools/list_changed"),
+        heard
+            .iter()
+            .all(|m| m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 1),
         "{heard:#?}"
+    );
+}
+
+/// The acknowledgement names only the kinds of notification the server
+/// supports: a server without tools or prompts leaves their lists out.
+#[tokio::test]
+async fn a_listen_stream_is_agreed_only_what_the_server_declares() {
+    let (addr, _stop) = serve(SubscriptionLimits::default()).await;
+    let (_stream, ack) = listen_acked(addr, Some("alice"), &["notes://today".to_owned()]).await;
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"resourcesListChanged": true, "resourceSubscriptions": ["notes://today"]}),
+        "{ack}"
     );
 }
 
@@ -347,6 +390,32 @@ async fn an_idle_session_gives_its_subscriptions_back_by_itself() {
 #[tokio::test]
 async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to() {
     let server = server(SubscriptionLimits::default());
+    let followed = "notes://days/1";
+    let mut c = legacy_subscribed(&server, followed).await;
+    // One runtime thread: the session's forwarder cannot run while these
+    // are announced, so the followed update is pushed out by the 300 after it.
+    server.notify_resource_updated(followed);
+    for _ in 0..300 {
+        server.notify_resource_updated("notes://days/2");
+    }
+    let heard = heard_legacy(&mut c).await;
+    assert_made_up(&heard, followed);
+}
+
+/// A legacy session told that events were missed (its event bus
+/// reconnected) hears again of every list and of what it subscribed to.
+#[tokio::test]
+async fn a_legacy_session_is_told_again_of_what_it_subscribed_to_when_events_were_missed() {
+    let server = server(SubscriptionLimits::default());
+    let followed = "notes://days/1";
+    let mut c = legacy_subscribed(&server, followed).await;
+    server.announce(mcp_runtime::ServerEvent::Missed);
+    let heard = heard_legacy(&mut c).await;
+    assert_made_up(&heard, followed);
+}
+
+/// A legacy session over stdio, initialized and subscribed to `uri`.
+async fn legacy_subscribed(server: &Server, uri: &str) -> support::StdioClient {
     let mut c = support::StdioClient::start(server.clone());
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -354,33 +423,32 @@ async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to
     c.recv_legacy().await;
     c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
         .await;
-    let followed = "notes://days/1";
-    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": followed}});
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}});
     c.send_raw(&subscribe.to_string()).await;
     assert!(c.recv_legacy().await["result"].is_object());
-    // One runtime thread: the session's forwarder cannot run while these
-    // are announced, so the followed update is pushed out by the 300 after it.
-    server.notify_resource_updated(followed);
-    for _ in 0..300 {
-        server.notify_resource_updated("notes://days/2");
-    }
+    c
+}
+
+/// What a legacy session hears until a second passes in silence.
+async fn heard_legacy(c: &mut support::StdioClient) -> Vec<Value> {
     let mut heard = Vec::new();
     while let Ok(m) = tokio::time::timeout(std::time::Duration::from_secs(1), c.recv_legacy()).await {
         heard.push(m);
     }
-    assert_updated_once(&heard, followed);
-    assert!(
-        heard
-            .iter()
-            .any(|m| m["method"] == "notifications/resources/list_changed"),
-        "{heard:#?}"
-    );
-    // Only the kinds of list the server declared (it has no tools, no prompts).
-    let undeclared = ["notifications/tools/list_changed", "notifications/prompts/list_changed"];
-    assert!(
-        !heard.iter().any(|m| undeclared.iter().any(|u| m["method"] == *u)),
-        "{heard:#?}"
-    );
+    heard
+}
+
+/// Asserts that what a stream or session that missed events `heard` is
+/// one update, of `uri`, and the one kind of list the server declares
+/// (it has no tools, no prompts).
+fn assert_made_up(heard: &[Value], uri: &str) {
+    assert_updated_once(heard, uri);
+    let lists: Vec<&Value> = heard
+        .iter()
+        .map(|m| &m["method"])
+        .filter(|m| *m != "notifications/resources/updated")
+        .collect();
+    assert_eq!(lists, ["notifications/resources/list_changed"], "{heard:#?}");
 }
 
 /// Asserts that of the messages `heard`, one `resources/updated` came, for `uri`.

@@ -45,6 +45,7 @@ impl Filter {
             ServerEvent::ResourcesListChanged => self.resources_list_changed,
             ServerEvent::ResourceUpdated(uri) => self.resource_subscriptions.iter().any(|u| u == uri),
             ServerEvent::Task { id, .. } => self.task_ids.iter().any(|t| t == id),
+            ServerEvent::Missed => false,
         }
     }
 }
@@ -104,6 +105,15 @@ pub(crate) fn listen(
             ));
         };
         let mut filter = params.notifications;
+        // Only the kinds the server declares are agreed to: the others are
+        // left out of the acknowledgement and never sent.
+        let declared = server.catalog().capabilities();
+        filter.tools_list_changed &= declared.tools.is_some();
+        filter.prompts_list_changed &= declared.prompts.is_some();
+        filter.resources_list_changed &= declared.resources.is_some();
+        if declared.resources.is_none() {
+            filter.resource_subscriptions.clear();
+        }
         {
             let limits = server.inner.streams.limits();
             if filter.resource_subscriptions.len() > limits.max_resource_subscriptions {
@@ -245,29 +255,22 @@ pub(crate) fn listen(
                             break;
                         }
                     }
+                    Ok(ServerEvent::Missed) => {
+                        tracing::debug!("a listen stream is told again of what it follows: the event bus reconnected");
+                        if !make_up(server, &filter, principal.as_deref(), &mut sent, &outbound, &id).await {
+                            break;
+                        }
+                    }
                     Ok(event) if filter.wants(&event) => {
-                        if outbound.send(encode_event(&event, Some(&id))).is_err() {
+                        let sent = encode_event(&event, Some(&id)).is_none_or(|note| outbound.send(note).is_ok());
+                        if !sent {
                             break;
                         }
                     }
                     Ok(_) => {}
-                    // Events were missed: whatever they were, the client
-                    // hears of every kind it follows (a list changed, a
-                    // resource updated: read again, it finds nothing new at
-                    // worst), and each followed task that changed.
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
                         tracing::debug!(missed, "a listen stream fell behind the server's events");
-                        let kinds = [ServerEvent::ToolsListChanged, ServerEvent::PromptsListChanged, ServerEvent::ResourcesListChanged];
-                        let updates = filter.resource_subscriptions.iter().map(|uri| ServerEvent::ResourceUpdated(uri.clone()));
-                        let mut open = kinds
-                            .into_iter()
-                            .chain(updates)
-                            .filter(|event| filter.wants(event))
-                            .all(|event| outbound.send(encode_event(&event, Some(&id))).is_ok());
-                        for (at, task_id) in filter.task_ids.iter().enumerate() {
-                            open = open && send_newer(server, task_id, principal.as_deref(), sent.get_mut(at..).unwrap_or_default(), &outbound, &id).await;
-                        }
-                        if !open {
+                        if !make_up(server, &filter, principal.as_deref(), &mut sent, &outbound, &id).await {
                             break;
                         }
                     }
@@ -298,6 +301,53 @@ pub(crate) fn listen(
         };
         Ok(serde_json::to_vec(&done).unwrap_or_default())
     }
+}
+
+/// After events were missed, whatever they were: tells the stream of every
+/// kind it follows (a list changed, a resource updated: read again, it
+/// finds nothing new at worst), and of each followed task that changed.
+/// `false` when the stream closed.
+async fn make_up(
+    server: &Server,
+    filter: &Filter,
+    principal: Option<&str>,
+    sent: &mut [u64],
+    outbound: &crate::outbound::Outbound,
+    id: &RequestId,
+) -> bool {
+    let kinds = [
+        ServerEvent::ToolsListChanged,
+        ServerEvent::PromptsListChanged,
+        ServerEvent::ResourcesListChanged,
+    ];
+    let updates = filter
+        .resource_subscriptions
+        .iter()
+        .map(|uri| ServerEvent::ResourceUpdated(uri.clone()));
+    let open = kinds
+        .into_iter()
+        .chain(updates)
+        .filter(|event| filter.wants(event))
+        .filter_map(|event| encode_event(&event, Some(id)))
+        .all(|note| outbound.send(note).is_ok());
+    if !open {
+        return false;
+    }
+    for (at, task_id) in filter.task_ids.iter().enumerate() {
+        if !send_newer(
+            server,
+            task_id,
+            principal,
+            sent.get_mut(at..).unwrap_or_default(),
+            outbound,
+            id,
+        )
+        .await
+        {
+            return false;
+        }
+    }
+    true
 }
 
 /// Sends task `task_id`'s record, read with the owner check of

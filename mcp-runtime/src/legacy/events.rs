@@ -14,7 +14,7 @@ pub(crate) fn encode(event: &ServerEvent, session: &Session) -> Option<Vec<u8>> 
         ServerEvent::ResourceUpdated(uri) if !session.is_subscribed(uri) => None,
         // Tasks are a 2026-07-28 extension: a legacy session has none.
         ServerEvent::Task { .. } => None,
-        _ => Some(crate::server::encode_event(event, None)),
+        _ => crate::server::encode_event(event, None),
     }
 }
 
@@ -41,22 +41,14 @@ pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Out
             event = events.recv() => event,
         };
         let missed = match event {
+            Ok(ServerEvent::Missed) => {
+                tracing::debug!("a legacy session is told again of what it follows: the event bus reconnected");
+                make_up(&server, &session)
+            }
             Ok(event) => vec![event],
             Err(RecvError::Lagged(missed)) => {
                 tracing::debug!(missed, "a legacy session fell behind the server's events");
-                // The kinds of list the server declares (initialize told the session).
-                let declared = server.catalog().capabilities();
-                let lists = [
-                    (declared.tools.is_some(), ServerEvent::ToolsListChanged),
-                    (declared.prompts.is_some(), ServerEvent::PromptsListChanged),
-                    (declared.resources.is_some(), ServerEvent::ResourcesListChanged),
-                ];
-                let updates = session.subscribed().into_iter().map(ServerEvent::ResourceUpdated);
-                lists
-                    .into_iter()
-                    .filter_map(|(declared, event)| declared.then_some(event))
-                    .chain(updates)
-                    .collect()
+                make_up(&server, &session)
             }
             Err(RecvError::Closed) => return,
         };
@@ -66,4 +58,22 @@ pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Out
             }
         }
     }
+}
+
+/// What a session that missed events is told: every kind of list the
+/// server declares (initialize told the session) changed, and every
+/// resource it subscribed to updated.
+fn make_up(server: &Server, session: &Session) -> Vec<ServerEvent> {
+    let declared = server.catalog().capabilities();
+    let lists = [
+        (declared.tools.is_some(), ServerEvent::ToolsListChanged),
+        (declared.prompts.is_some(), ServerEvent::PromptsListChanged),
+        (declared.resources.is_some(), ServerEvent::ResourcesListChanged),
+    ];
+    let updates = session.subscribed().into_iter().map(ServerEvent::ResourceUpdated);
+    lists
+        .into_iter()
+        .filter_map(|(declared, event)| declared.then_some(event))
+        .chain(updates)
+        .collect()
 }

@@ -65,6 +65,7 @@ pub(super) struct Outgoing {
     text: String,
 }
 
+/// None for an event that stays in the process ([`ServerEvent::Missed`]).
 fn encode(ns: &str, event: &ServerEvent) -> Option<String> {
     let event = match event {
         ServerEvent::ToolsListChanged => Wire::Tools,
@@ -75,6 +76,7 @@ fn encode(ns: &str, event: &ServerEvent) -> Option<String> {
             id: id.clone(),
             version: *version,
         },
+        ServerEvent::Missed => return None,
     };
     serde_json::to_string(&EventMessage {
         ns: Cow::Borrowed(ns),
@@ -219,6 +221,24 @@ impl Hub {
         true
     }
 
+    /// Wakes every waiter here: each re-reads its record.
+    fn wake_waiters(&self) {
+        for tx in self.lock_waiters().values() {
+            tx.send_modify(|_| {});
+        }
+    }
+
+    /// Once the subscriber is back after losing its connection: other
+    /// replicas' changes made meanwhile were not heard, so waiters re-read
+    /// their records and listeners are told again of what they follow.
+    fn missed(&self) {
+        self.wake_waiters();
+        if let Some(local) = self.local.get() {
+            // No listener is not an error.
+            let _ = local.send(ServerEvent::Missed);
+        }
+    }
+
     /// Wakes whoever waits on task `id` here.
     fn task_changed(&self, id: &str, version: u64) {
         let mut waiters = self.lock_waiters();
@@ -315,6 +335,7 @@ pub(super) async fn subscribe(client: redis::Client, inner: Weak<Inner>, mut nam
         };
         if connected_once {
             tracing::info!("redis: subscriber reconnected");
+            hub.missed();
         }
         connected_once = true;
         backoff = Duration::from_millis(100);
@@ -328,9 +349,7 @@ pub(super) async fn subscribe(client: redis::Client, inner: Weak<Inner>, mut nam
         }
         tracing::warn!("redis: subscriber connection lost; reconnecting");
         // Waiters re-read their records: a change may have been missed.
-        for tx in hub.lock_waiters().values() {
-            tx.send_modify(|_| {});
-        }
+        hub.wake_waiters();
     }
 }
 
@@ -352,6 +371,21 @@ mod tests {
             let text = encode("billing", &event).expect("encodes");
             assert_eq!(decode_event("billing", &text), Ok(event));
         }
+    }
+
+    #[test]
+    fn missed_events_stay_in_the_process_and_reach_listeners_and_waiters() {
+        assert_eq!(encode("desk", &ServerEvent::Missed), None, "never published");
+        let hub = Hub::new();
+        let (local, mut heard) = broadcast::channel(16);
+        assert!(hub.local.set(local).is_ok());
+        let (waiter, mut seen) = watch::channel(3);
+        hub.lock_waiters().insert("t1".into(), waiter);
+        seen.mark_unchanged();
+        hub.missed();
+        assert_eq!(heard.try_recv().ok(), Some(ServerEvent::Missed));
+        assert!(seen.has_changed().unwrap_or(false), "the waiter was not woken");
+        assert_eq!(*seen.borrow(), 3, "woken without a newer version");
     }
 
     #[test]

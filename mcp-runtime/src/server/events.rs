@@ -11,6 +11,7 @@ use serde::Serialize;
 
 /// A change the server announces to its listeners.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ServerEvent {
     /// The tool list changed.
     ToolsListChanged,
@@ -30,6 +31,12 @@ pub enum ServerEvent {
         /// The version of its record after the change.
         version: u64,
     },
+    /// Events may have been lost on their way to this process: an
+    /// [`EventBus`] sends it to its local sender after its connection came
+    /// back. Each listener is then told again of everything it follows (a
+    /// list changed, a followed resource updated, a followed task as it is
+    /// now), as when it falls behind. It is never sent to other replicas.
+    Missed,
 }
 
 /// Carries change events between the replicas of one server: every event
@@ -61,15 +68,18 @@ pub(crate) struct TagMeta<'a> {
 }
 
 impl ServerEvent {
-    /// The notification method that announces this event.
-    pub fn method(&self) -> &'static str {
-        match self {
+    /// The notification method that announces this event; none for
+    /// [`ServerEvent::Missed`], which listeners answer with the
+    /// notifications of what they follow.
+    pub fn method(&self) -> Option<&'static str> {
+        Some(match self {
             ServerEvent::ToolsListChanged => "notifications/tools/list_changed",
             ServerEvent::PromptsListChanged => "notifications/prompts/list_changed",
             ServerEvent::ResourcesListChanged => "notifications/resources/list_changed",
             ServerEvent::ResourceUpdated(_) => "notifications/resources/updated",
             ServerEvent::Task { .. } => "notifications/tasks",
-        }
+            ServerEvent::Missed => return None,
+        })
     }
 }
 
@@ -84,18 +94,19 @@ struct EventParams<'a> {
 /// The notification announcing `event`, tagged with the subscription id of
 /// a listen stream (`Some`), or untagged for a legacy session (`None`).
 /// A task's notification is [`encode_task`]'s: it needs the record.
-pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Vec<u8> {
+/// None for [`ServerEvent::Missed`], which is no notification.
+pub(crate) fn encode_event(event: &ServerEvent, id: Option<&RequestId>) -> Option<Vec<u8>> {
     let uri = match event {
         ServerEvent::ResourceUpdated(uri) => Some(uri.as_str()),
         _ => None,
     };
-    jsonrpc::encode_notification(
-        event.method(),
+    Some(jsonrpc::encode_notification(
+        event.method()?,
         &EventParams {
             uri,
             meta: id.map(|id| TagMeta { id }),
         },
-    )
+    ))
 }
 
 /// `notifications/tasks` with the task as `tasks/get` shows it, tagged
@@ -124,11 +135,12 @@ impl Server {
 
     /// Announces a change to every listener that opted in to its kind (on
     /// every replica, when the server has an [`EventBus`]).
+    /// [`ServerEvent::Missed`] reaches this process's listeners alone.
     pub fn announce(&self, event: ServerEvent) {
         match &self.inner.bus {
-            Some(bus) => bus.publish(&event),
+            Some(bus) if !matches!(event, ServerEvent::Missed) => bus.publish(&event),
             // No listener is not an error.
-            None => drop(self.inner.events.send(event)),
+            _ => drop(self.inner.events.send(event)),
         }
     }
 

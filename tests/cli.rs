@@ -340,6 +340,15 @@ fn authorization_settings_that_cannot_be_right_stop_the_start() {
             ],
             "MCP_AUTH_RESOURCE",
         ),
+        // No host.
+        (
+            vec![
+                ("MCP_AUTH_ISSUER", "http://127.0.0.1:9"),
+                ("MCP_AUTH_RESOURCE", "https://?x"),
+            ],
+            "MCP_AUTH_RESOURCE",
+        ),
+        (vec![("MCP_AUTH_ISSUER", "http://:9"), resource], "MCP_AUTH_ISSUER"),
         // Settings of the HTTP server the same way: refused, not served with a default.
         (vec![("MCP_SESSION_PREFIX", "r1 ")], "MCP_SESSION_PREFIX"),
         (vec![("MCP_SHUTDOWN_GRACE", "100000")], "more than a day"),

@@ -39,27 +39,13 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
         (Some(i), Some(r)) => (i, r),
         _ => return Err(format!("set both {ISSUER_ENV} and {RESOURCE_ENV}, or neither")),
     };
-    let canonical = (resource.starts_with("https://") || resource.starts_with("http://"))
-        && resource
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
-        && !resource.contains('#')
-        && !resource.contains(char::is_whitespace);
-    if !canonical {
+    if !absolute_http_url(&resource) {
         return Err(format!(
             "{RESOURCE_ENV}={resource:?}: give this server's absolute http(s) URL, without a fragment"
         ));
     }
     // A mistake is refused at start; only an outage is waited out.
-    let issuer_url = (issuer.starts_with("https://") || issuer.starts_with("http://"))
-        && issuer
-            .split("://")
-            .nth(1)
-            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
-        && !issuer.contains(['?', '#'])
-        && !issuer.contains(char::is_whitespace);
-    if !issuer_url {
+    if !absolute_http_url(&issuer) || issuer.contains('?') {
         return Err(format!(
             "{ISSUER_ENV}={issuer:?}: give the authorization server's issuer, an absolute http(s) URL \
              without a query or fragment"
@@ -69,6 +55,36 @@ pub(super) async fn from_env(server: &Server) -> Result<Option<ResourceServer>, 
         return Err("set both MCP_AUTH_CLIENT_ID and MCP_AUTH_CLIENT_SECRET (introspection), or neither".into());
     }
     protect(server, &issuer, &resource).await.map(Some)
+}
+
+/// Whether `url` is an absolute http(s) URL naming a host (and a port of
+/// 16 bits, if any), without credentials, a fragment or whitespace.
+fn absolute_http_url(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) else {
+        return false;
+    };
+    if url.contains(['#', '@']) || url.contains(char::is_whitespace) {
+        return false;
+    }
+    let authority = rest.split(['/', '?']).next().unwrap_or_default();
+    // `[v6]:port`, `host:port`, or either without the port.
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(bracketed) => match bracketed.split_once(']') {
+            Some((v6, "")) => (v6, None),
+            Some((v6, after)) => match after.strip_prefix(':') {
+                Some(port) => (v6, Some(port)),
+                None => return false,
+            },
+            None => return false,
+        },
+        None => match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        },
+    };
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
+    !host.is_empty() && port_ok
 }
 
 #[cfg(feature = "auth")]
@@ -293,4 +309,44 @@ async fn protect(_server: &Server, _issuer: &str, _resource: &str) -> Result<Res
     Err(format!(
         "{ISSUER_ENV} is set, but this binary was built without the `auth` feature of mcp-runtime"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_authorization_url_names_a_host() {
+        for good in [
+            "https://mcp.example.com/mcp",
+            "http://127.0.0.1:9/mcp",
+            "https://auth.example.com",
+            "https://auth.example.com/",
+            "https://[::1]:8443/mcp?tenant=a",
+            "https://[::1]",
+            "https://mcp.example.com?x=1",
+        ] {
+            assert!(absolute_http_url(good), "{good}");
+        }
+        for bad in [
+            "https://",
+            "https:///mcp",
+            "https://?x",
+            "https://:443",
+            "https://:443/mcp",
+            "http://host:/mcp",
+            "http://host:99999",
+            "http://host:+80",
+            "http://host:80:80",
+            "https://[::1",
+            "https://[::1]x",
+            "https://user:secret@auth.example.com",
+            "https://mcp.example.com/#frag",
+            "https://mcp.example.com/a b",
+            "ftp://mcp.example.com",
+            "mcp.example.com",
+        ] {
+            assert!(!absolute_http_url(bad), "{bad}");
+        }
+    }
 }

@@ -339,7 +339,8 @@ fn check_answer(
         return Err(Rejection::Expired);
     }
     if let (Some(expected), Some(iss)) = (issuer, &verified.issuer) {
-        if expected.trim_end_matches('/') != iss.trim_end_matches('/') {
+        // Compared exactly (RFC 8414 section 3.3), as a JWT's `iss` is.
+        if expected != iss {
             return Err(Rejection::Issuer(clip(iss)));
         }
     }
@@ -485,6 +486,21 @@ mod tests {
             json!({"iat": true}),
         ] {
             assert!(matches!(answer(bad.clone()), Err(Rejection::Malformed(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_token_of_another_issuer_is_refused_even_one_slash_apart() {
+        for other in [
+            "https://as.example.com/",
+            "https://AS.example.com",
+            "https://evil.example.com",
+        ] {
+            assert_eq!(
+                answer(json!({ "iss": other })).err(),
+                Some(Rejection::Issuer(other.into())),
+                "{other}"
+            );
         }
     }
 

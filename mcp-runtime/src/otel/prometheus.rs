@@ -12,7 +12,7 @@ use opentelemetry_sdk::metrics::{InstrumentKind, ManualReader, Pipeline, Tempora
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -204,7 +204,7 @@ impl Endpoint {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         std::thread::Builder::new().name("mcp-metrics".into()).spawn(move || {
-            let answering = Arc::new(AtomicUsize::new(0));
+            let answering = Arc::new(Answering::default());
             for stream in listener.incoming() {
                 if stopping.load(Ordering::Relaxed) {
                     break;
@@ -216,20 +216,18 @@ impl Endpoint {
                     continue;
                 };
                 // Each on a thread of its own, so that a client that sends
-                // nothing holds up no scrape; a few at once, the rest closed.
-                if answering.fetch_add(1, Ordering::SeqCst) >= MAX_ANSWERING {
-                    answering.fetch_sub(1, Ordering::SeqCst);
-                    continue;
-                }
-                let (reader, done) = (reader.clone(), answering.clone());
-                let spawned = std::thread::Builder::new()
-                    .name("mcp-metrics-answer".into())
-                    .spawn(move || {
-                        answer(stream, &reader);
-                        done.fetch_sub(1, Ordering::SeqCst);
-                    });
+                // nothing holds up no scrape; a few at once.
+                let Some(id) = answering.admit(&stream) else { continue };
+                let (reader, answering) = (reader.clone(), answering.clone());
+                let spawned = std::thread::Builder::new().name("mcp-metrics-answer".into()).spawn({
+                    let answering = answering.clone();
+                    move || {
+                        answer(stream, &reader, || answering.read(id));
+                        answering.done(id);
+                    }
+                });
                 if spawned.is_err() {
-                    answering.fetch_sub(1, Ordering::SeqCst);
+                    answering.done(id);
                 }
             }
         })?;
@@ -249,15 +247,59 @@ impl Drop for Endpoint {
     }
 }
 
-/// Requests answered at once; a connection past them is closed.
+/// Requests answered at once. A connection past them takes the place of
+/// the oldest one still sending its request (that one is closed), or is
+/// closed when all are being answered: connections that send nothing, or
+/// slowly, cannot keep a scraper out.
 const MAX_ANSWERING: usize = 8;
+
+/// The connections being answered, oldest first: (id, a handle to close
+/// it by, whether its request is still being read).
+#[derive(Default)]
+struct Answering {
+    slots: std::sync::Mutex<Vec<(u64, TcpStream, bool)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Answering {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, TcpStream, bool)>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A slot for `stream`, the oldest connection still sending its
+    /// request closed to make room; `None` when every slot is answering.
+    fn admit(&self, stream: &TcpStream) -> Option<u64> {
+        let handle = stream.try_clone().ok()?;
+        let mut slots = self.lock();
+        if slots.len() >= MAX_ANSWERING {
+            let oldest = slots.iter().position(|(_, _, reading)| *reading)?;
+            let (_, evicted, _) = slots.remove(oldest);
+            let _ = evicted.shutdown(std::net::Shutdown::Both);
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        slots.push((id, handle, true));
+        Some(id)
+    }
+
+    /// Connection `id`'s request arrived whole: it is answered, not evicted.
+    fn read(&self, id: u64) {
+        if let Some(slot) = self.lock().iter_mut().find(|(at, _, _)| *at == id) {
+            slot.2 = false;
+        }
+    }
+
+    fn done(&self, id: u64) {
+        self.lock().retain(|(at, _, _)| *at != id);
+    }
+}
 
 /// How long a request may take to arrive, whole.
 const READ_WITHIN: Duration = Duration::from_secs(2);
 
 /// Reads one request (a scraper's GET, at most 8 KiB, within 2 s in all)
 /// and answers it.
-fn answer(mut stream: TcpStream, reader: &SharedReader) {
+/// `read` is called once the request arrived whole.
+fn answer(mut stream: TcpStream, reader: &SharedReader, read: impl FnOnce()) {
     let _ = stream.set_write_timeout(Some(READ_WITHIN));
     let deadline = std::time::Instant::now() + READ_WITHIN;
     let mut head = Vec::with_capacity(512);
@@ -272,6 +314,7 @@ fn answer(mut stream: TcpStream, reader: &SharedReader) {
             Ok(n) => head.extend_from_slice(&buf[..n]),
         }
     }
+    read();
     let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
     let mut parts = line.split(|&b| b == b' ');
     let (method, target) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
@@ -298,12 +341,15 @@ fn answer(mut stream: TcpStream, reader: &SharedReader) {
 mod tests {
     use super::*;
 
-    /// Clients that connect and send nothing hold up no scrape.
+    /// Clients that connect and send nothing hold up no scrape, even more
+    /// of them than are answered at once.
     #[test]
     fn silent_clients_do_not_hold_up_a_scrape() {
         let endpoint = Endpoint::serve("127.0.0.1:0", SharedReader::new()).unwrap();
         let addr = endpoint.local_addr();
-        let silent: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        let silent: Vec<TcpStream> = (0..MAX_ANSWERING + 2)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
         std::thread::sleep(Duration::from_millis(100));
         let started = std::time::Instant::now();
         let mut scraper = TcpStream::connect(addr).unwrap();

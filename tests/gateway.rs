@@ -240,17 +240,7 @@ async fn a_stdio_upstream_killed_mid_call_is_restarted() {
     );
 
     // Started again (with backoff from half a second), then serving.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        match client.call_tool("ev_greet", json!({"name": "again"})).await {
-            Ok(result) => {
-                assert_eq!(result.text(), "Hello, again!");
-                break;
-            }
-            Err(e) => assert!(Instant::now() < deadline, "not served again within 20 s: {e:?}"),
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    served_again(&client).await;
     let second_pid = std::fs::read_to_string(&pid_file).expect("the pid").trim().to_owned();
     assert_ne!(first_pid, second_pid, "a new process");
 
@@ -267,6 +257,61 @@ async fn a_stdio_upstream_killed_mid_call_is_restarted() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An upstream process that answers a call with a line longer than the
+/// client reads (64 MiB) and lives on, deaf to the pipe the client stopped
+/// reading: the call fails, the process is stopped and started again, and
+/// the next call is served by the new one.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_upstream_that_writes_a_line_too_long_is_started_again() {
+    let dir = std::env::temp_dir().join(format!("mcp-gateway-long-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let started = dir.join("started");
+    let _ = std::fs::remove_file(&started);
+    // The first process passes the upstream's lines through until the
+    // answer to `greet("big")`, which it replaces with 70 MB on one line,
+    // then sleeps (SIGPIPE ignored, so it outlives the closed pipe); the
+    // next processes are the upstream itself.
+    let script = format!(
+        r#"if [ -e '{started}' ]; then exec '{ev}'; fi; touch '{started}'; trap '' PIPE
+'{ev}' | while IFS= read -r line; do
+  case "$line" in *"Hello, big"*) head -c 70000000 /dev/zero | tr -c x x; sleep 60; exit;; esac
+  printf '%s\n' "$line"
+done"#,
+        started = started.display(),
+        ev = everything(),
+    );
+    let upstream = Client::stdio("sh", ["-c".to_owned(), script])
+        .name("ev")
+        .era(Era::Legacy);
+    let server = gateway(vec![("ev", upstream)]);
+    let client = TestClient::new(&server);
+    until_listed(&client, "ev_greet").await;
+    let failed = client
+        .call_tool("ev_greet", json!({"name": "big"}))
+        .await
+        .expect_err("the answer is too long");
+    assert!(failed.message().contains("upstream `ev`"), "{failed:?}");
+    served_again(&client).await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Waits until `ev_greet` is served again (the upstream started again), at
+/// most 20 s.
+async fn served_again(client: &TestClient) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match client.call_tool("ev_greet", json!({"name": "again"})).await {
+            Ok(result) => {
+                assert_eq!(result.text(), "Hello, again!");
+                return;
+            }
+            Err(e) => assert!(Instant::now() < deadline, "not served again within 20 s: {e:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Whether process `pid` has exited and waits to be reaped.
@@ -435,6 +480,40 @@ async fn a_parked_call_outlasts_the_clients_timeout() {
         .expect("the call, answered after the client's timeout");
     assert_eq!(hello.text(), "Hello, Ada!");
     assert!(client.rounds() >= 1, "the call asked");
+}
+
+/// A caller that leaves its calls waiting for answers parks a bounded
+/// number of them: past it its next call is refused (retryable), and
+/// another caller's calls still ask and are answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_caller_parks_a_bounded_number_of_calls() {
+    let upstream = Client::stdio(everything(), Vec::<String>::new())
+        .name("ev")
+        .era(Era::Legacy);
+    let server = gateway(vec![("ev", upstream)]);
+    let tool = "ev_test_input_required_result_elicitation";
+    let mallory = TestClient::new(&server).on_elicit(elicit_ada).as_principal("mallory");
+    until_listed(&mallory, tool).await;
+    // One request each, never answered.
+    async fn ask(client: &TestClient) -> Result<serde_json::Value, mcp_runtime::McpError> {
+        let tool = "ev_test_input_required_result_elicitation";
+        client
+            .request("tools/call", json!({"name": tool, "arguments": {}}))
+            .await
+    }
+    for _ in 0..32 {
+        let asked = ask(&mallory).await.expect("asked");
+        assert_eq!(asked["resultType"], "input_required", "{asked}");
+    }
+    let refused = ask(&mallory).await.expect_err("past the caller's bound");
+    assert_eq!(refused.code().0, -32603, "{refused:?}");
+    assert!(refused.message().contains("this caller's answers"), "{refused:?}");
+    assert_eq!(refused.data().map(|d| d["retryable"].clone()), Some(json!(true)));
+    let alice = TestClient::new(&server).on_elicit(elicit_ada).as_principal("alice");
+    let asked = ask(&alice).await.expect("another caller's call asks");
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    let hello = alice.call_tool(tool, json!({})).await.expect("and is answered");
+    assert_eq!(hello.text(), "Hello, Ada!");
 }
 
 /// Connects a client to `url`, trying again while the process starts.

@@ -6,11 +6,19 @@ use super::ClientError;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// The longest line read from the server (64 MiB): past it the process is
-/// taken for broken and stopped.
+/// taken for broken and stopped (and, as a stdio server, started again).
 const MAX_LINE: u64 = 64 << 20;
+
+/// The longest line of the server's stderr logged as one entry (8 KiB):
+/// a longer one is logged in pieces, never held whole.
+const MAX_LOG_LINE: u64 = 8 << 10;
+
+/// How long a process that closed its stdout may take to exit before it is
+/// stopped: it can answer nothing more.
+const EXIT_AFTER_EOF: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -58,9 +66,12 @@ impl Process {
         let (kill, killed) = watch::channel(false);
         let (exited, exit) = watch::channel(None);
         tokio::spawn(write(stdin, to_write));
-        tokio::spawn(read(stdout, inbox.clone(), upstream.clone()));
+        // The reader's word that the process serves no more (a oneshot, not
+        // a second `kill` sender: dropping `Process` must still stop it).
+        let (broken, stop) = oneshot::channel();
+        tokio::spawn(read(stdout, inbox.clone(), upstream.clone(), broken));
         tokio::spawn(log(stderr, upstream.clone()));
-        tokio::spawn(wait(child, killed, inbox, exited));
+        tokio::spawn(wait(child, killed, stop, inbox, exited));
         Ok(Process {
             lines,
             kill,
@@ -112,22 +123,27 @@ async fn write(mut stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<
     }
 }
 
-async fn read(stdout: tokio::process::ChildStdout, inbox: Arc<Inbox>, upstream: Arc<str>) {
+/// Reads the server's messages into `inbox`. When it can read no more, the
+/// inbox closes and the process is stopped through `broken` (at once for a
+/// line too long or a failed read, after [`EXIT_AFTER_EOF`] when stdout
+/// closed), so that one that stays alive, stuck writing to a pipe nobody
+/// reads, is not left serving nothing: its end starts it again.
+async fn read(stdout: tokio::process::ChildStdout, inbox: Arc<Inbox>, upstream: Arc<str>, broken: oneshot::Sender<()>) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
     loop {
         line.clear();
-        match (&mut reader).take(MAX_LINE + 1).read_until(b'\n', &mut line).await {
+        let why = match (&mut reader).take(MAX_LINE + 1).read_until(b'\n', &mut line).await {
             Ok(0) => break,
-            Ok(_) if line.len() as u64 > MAX_LINE => {
-                inbox.close("it wrote a line longer than 64 MiB");
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                inbox.close(&format!("reading its stdout failed: {e}"));
-                return;
-            }
+            Ok(_) if line.len() as u64 > MAX_LINE => "it wrote a line longer than 64 MiB".to_owned(),
+            Ok(_) => String::new(),
+            Err(e) => format!("reading its stdout failed: {e}"),
+        };
+        if !why.is_empty() {
+            tracing::warn!(upstream = %upstream, "{why}: the process is stopped");
+            inbox.close(&why);
+            let _ = broken.send(());
+            return;
         }
         let text = line.trim_ascii();
         if text.is_empty() {
@@ -139,24 +155,47 @@ async fn read(stdout: tokio::process::ChildStdout, inbox: Arc<Inbox>, upstream: 
         }
     }
     inbox.close("it closed its stdout");
+    tokio::time::sleep(EXIT_AFTER_EOF).await;
+    // A process that exited meanwhile is not waited for any more: nobody hears.
+    let _ = broken.send(());
 }
 
+/// Logs the server's stderr, a line an entry (a longer one than
+/// [`MAX_LOG_LINE`] in pieces).
 async fn log(stderr: tokio::process::ChildStderr, upstream: Arc<str>) {
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        tracing::info!(upstream = %upstream, "{line}");
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match (&mut reader).take(MAX_LOG_LINE).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line);
+                tracing::info!(upstream = %upstream, "{}", text.trim_end_matches(['\r', '\n']));
+            }
+        }
     }
 }
 
+/// Waits for the process to exit, stopping it when it is killed (or its
+/// `Process` dropped) or its reader finds it `broken`.
 async fn wait(
     mut child: tokio::process::Child,
     mut killed: watch::Receiver<bool>,
+    broken: oneshot::Receiver<()>,
     inbox: Arc<Inbox>,
     exited: watch::Sender<Option<String>>,
 ) {
+    let stop = async {
+        tokio::select! {
+            _ = super::until(&mut killed) => {}
+            // A reader that ends without a word stops nothing.
+            Ok(()) = broken => {}
+        }
+    };
     let status = tokio::select! {
         status = child.wait() => status,
-        _ = super::until(&mut killed) => {
+        _ = stop => {
             let _ = child.start_kill();
             child.wait().await
         }

@@ -38,6 +38,11 @@ const PARK_TTL: Duration = Duration::from_secs(600);
 /// that asks is cancelled and its caller told to retry.
 const MAX_PARKED: usize = 1024;
 
+/// Of those, at most this many for one caller (its principal, else its
+/// address): a caller that never answers cannot keep the others' calls
+/// from asking.
+const MAX_PARKED_PER_CALLER: usize = 32;
+
 /// An ask of the upstream's and where its answer goes.
 type Asked = (Ask, oneshot::Sender<Result<Value, McpError>>);
 
@@ -184,6 +189,8 @@ struct Waiting {
 struct Parked {
     call: Call,
     waiting: Vec<Waiting>,
+    /// Whose call it is (`tasks::caller_key`), for the bound per caller.
+    caller: String,
     /// Which parking this is (a call is parked again at each round): its
     /// expiry removes this one only.
     parking: u64,
@@ -512,6 +519,7 @@ impl Upstream {
         resume: Resume,
         progress: bool,
     ) -> Flow<Value> {
+        let caller = crate::tasks::caller_key(ctx.principal(), ctx.scope.peer);
         let (mut call, park) = match resume.park {
             Some(park) => {
                 let parked = self
@@ -529,7 +537,7 @@ impl Upstream {
                     }
                 }
                 if !unanswered.is_empty() {
-                    return self.ask(park, parked.call, unanswered, input);
+                    return self.ask(park, parked.call, unanswered, input, caller);
                 }
                 self.routes.set_parked(parked.call.id, false);
                 (parked.call, park)
@@ -664,19 +672,19 @@ impl Upstream {
                 }
                 return Err(halt);
             }
-            return self.ask(park, call, waiting, input);
+            return self.ask(park, call, waiting, input, caller);
         }
     }
 
     /// Parks `call` and asks its caller `waiting`, in one round.
-    fn ask(&self, park: String, call: Call, waiting: Vec<Waiting>, input: &Input) -> Flow<Value> {
+    fn ask(&self, park: String, call: Call, waiting: Vec<Waiting>, input: &Input, caller: String) -> Flow<Value> {
         input.save(&Resume {
             park: Some(park.clone()),
             ..Resume::default()
         })?;
         let requests: Map<String, Value> = waiting.iter().map(|w| (w.key.clone(), w.request.clone())).collect();
         self.routes.set_parked(call.id, true);
-        self.park(park, call, waiting)?;
+        self.park(park, call, waiting, caller)?;
         Err(Halt::Ask(InputRequired {
             input_requests: requests,
             request_state: None,
@@ -762,25 +770,36 @@ impl Upstream {
 
     /// Keeps a call for its caller's next round, at most [`PARK_TTL`]
     /// (then it is dropped, which cancels it upstream); past
-    /// [`MAX_PARKED`] calls parked, the call is dropped now and its caller
-    /// told to retry.
-    fn park(&self, park: String, call: Call, waiting: Vec<Waiting>) -> Result<(), Halt> {
+    /// [`MAX_PARKED`] calls parked, or [`MAX_PARKED_PER_CALLER`] of
+    /// `caller`'s, the call is dropped now and its caller told to retry.
+    fn park(&self, park: String, call: Call, waiting: Vec<Waiting>, caller: String) -> Result<(), Halt> {
         static PARKINGS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let parking = PARKINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         {
             let mut table = self.parked.lock().unwrap_or_else(|p| p.into_inner());
-            if table.len() >= MAX_PARKED {
+            let full = match table.len() >= MAX_PARKED {
+                true => Some(format!("{MAX_PARKED} calls wait for their callers' answers")),
+                // At most MAX_PARKED looked at.
+                false => (table.values().filter(|p| p.caller == caller).count() >= MAX_PARKED_PER_CALLER)
+                    .then(|| format!("{MAX_PARKED_PER_CALLER} calls wait for this caller's answers")),
+            };
+            if let Some(full) = full {
                 drop(table);
-                tracing::warn!(upstream = %self.client.name(), "{MAX_PARKED} calls wait for their callers' answers: one more is cancelled");
+                tracing::warn!(upstream = %self.client.name(), "{full}: one more is cancelled");
                 return Err(Halt::Protocol(
-                    McpError::internal(format!(
-                        "upstream `{}`: too many calls wait for their callers' answers; retry later",
-                        self.client.name()
-                    ))
-                    .with_data(json!({"upstream": self.client.name(), "retryable": true})),
+                    McpError::internal(format!("upstream `{}`: {full}; retry later", self.client.name()))
+                        .with_data(json!({"upstream": self.client.name(), "retryable": true})),
                 ));
             }
-            table.insert(park.clone(), Parked { call, waiting, parking });
+            table.insert(
+                park.clone(),
+                Parked {
+                    call,
+                    waiting,
+                    caller,
+                    parking,
+                },
+            );
         }
         let table = self.parked.clone();
         let upstream = self.client.name().to_owned();

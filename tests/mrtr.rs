@@ -35,6 +35,21 @@ struct SizeChoice {
     size: Size,
 }
 
+/// How many to restock.
+#[mcp_runtime::form]
+struct Restock {
+    /// Units, 1 to 10.
+    #[schemars(range(min = 1, max = 10))]
+    qty: u32,
+}
+
+/// Restocks a shelf: asks how many.
+#[tool]
+fn restock(input: Input) -> Flow<String> {
+    let qty = input.elicit::<Restock>("qty", "How many?")?.accepted().map(|r| r.qty);
+    Ok(format!("{qty:?}"))
+}
+
 /// Orders a shirt: asks for shipping, then the size, then confirms via the model.
 #[tool]
 fn order(item: String, input: Input) -> Flow<String> {
@@ -352,6 +367,42 @@ async fn expired_and_rotated_out_states_are_rejected() {
         .await;
     assert_eq!(code(&v), -32602);
     retired.close().await.unwrap();
+}
+
+/// An accepted answer outside the bounds its form states is refused like
+/// one of the wrong type; one within them is taken.
+#[tokio::test]
+async fn an_answer_outside_its_forms_bounds_is_an_error() {
+    let mut c = client();
+    let v = c
+        .call(1, "tools/call", params("restock", json!({}), caps_all(), json!({})))
+        .await;
+    assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+    let asked = &v["result"]["inputRequests"]["qty"]["params"]["requestedSchema"]["properties"]["qty"];
+    assert_eq!(
+        (asked["minimum"].as_f64(), asked["maximum"].as_f64()),
+        (Some(1.0), Some(10.0)),
+        "{v}"
+    );
+    let state = v["result"]["requestState"].clone();
+    let answer = |qty: u32| json!({"inputResponses": {"qty": accept(json!({"qty": qty}))}, "requestState": state});
+    for (id, qty) in [(2, 5000), (3, 0)] {
+        let v = c
+            .call(id, "tools/call", params("restock", json!({}), caps_all(), answer(qty)))
+            .await;
+        assert_eq!(code(&v), -32602, "{qty}: {v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("content.qty")),
+            "{v}"
+        );
+    }
+    let v = c
+        .call(4, "tools/call", params("restock", json!({}), caps_all(), answer(10)))
+        .await;
+    assert_eq!(v["result"]["content"][0]["text"], "Some(10)", "{v}");
+    c.close().await.unwrap();
 }
 
 #[tokio::test]

@@ -77,7 +77,7 @@ pub(crate) async fn call(
             Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
             None => serde_json::Value::Object(Default::default()),
         };
-        if let Err(why) = crate::tools::validate::check(&wire.tool.input_schema, &given, "arguments") {
+        if let Err(why) = crate::schema::validate::check(&wire.tool.input_schema, &given, "arguments") {
             let text = format!("Invalid arguments for tool `{}`: {why}", params.name);
             return Ok(Outcome::Complete(ToolReply::Result(Box::new(
                 crate::tools::error_result(text),

@@ -41,10 +41,13 @@ pub const fn assert_field<T: FormField + ?Sized>() {}
 
 /// The `requestedSchema` of `T`: schemars' schema, reduced to the keywords
 /// of the elicitation subset (titles from variant docs, no `format` but the
-/// four string formats the subset allows, `null` types removed).
-pub fn requested_schema<T: ElicitForm>() -> Result<ElicitRequestedSchema, String> {
-    serde_json::from_value(requested_schema_value::<T>())
-        .map_err(|e| format!("the form's schema is outside the elicitation subset: {e}"))
+/// four string formats the subset allows, `null` types removed); and the
+/// same schema as JSON, whose bounds an accepted answer is checked against.
+pub(crate) fn requested_schema_with_value<T: ElicitForm>() -> (Result<ElicitRequestedSchema, String>, Value) {
+    let value = requested_schema_value::<T>();
+    let typed = serde_json::from_value(value.clone())
+        .map_err(|e| format!("the form's schema is outside the elicitation subset: {e}"));
+    (typed, value)
 }
 
 /// The form's schema as JSON, before it is read into the typed schema.

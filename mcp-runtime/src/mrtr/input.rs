@@ -1,6 +1,6 @@
 //! The [`Input`] extractor and typed asks.
 
-use super::form::{requested_schema, ElicitForm};
+use super::form::ElicitForm;
 use super::{Flow, Halt, InputRequired, MrtrScope};
 use crate::error::McpError;
 use crate::protocol::{
@@ -189,8 +189,11 @@ pub struct Ask<T> {
     parse: Box<dyn Fn(Value) -> Result<T, String> + Send + Sync>,
 }
 
-/// An `elicitation/create` answer as the user's choice.
-fn parse_elicited<T: DeserializeOwned>(mut value: Value) -> Result<Elicited<T>, String> {
+/// An `elicitation/create` answer as the user's choice; accepted content
+/// must also keep the bounds `schema` (the `requestedSchema` sent) states,
+/// which serde does not check (`minimum`, `maxLength`, ...). A schema that
+/// is not an object states none.
+fn parse_elicited<T: DeserializeOwned>(mut value: Value, schema: &Value) -> Result<Elicited<T>, String> {
     if !value.is_object() {
         return Err("not an elicitation result: expected an object".into());
     }
@@ -203,6 +206,8 @@ fn parse_elicited<T: DeserializeOwned>(mut value: Value) -> Result<Elicited<T>, 
     match r.action {
         ElicitAction::Accept => {
             let content = serde_json::to_value(r.content.unwrap_or_default()).map_err(|e| e.to_string())?;
+            crate::schema::validate::check(schema, &content, "content")
+                .map_err(|e| format!("the form content is invalid: {e}"))?;
             serde_json::from_value(content)
                 .map(Elicited::Accepted)
                 .map_err(|e| format!("the form content is invalid: {e}"))
@@ -215,9 +220,10 @@ fn parse_elicited<T: DeserializeOwned>(mut value: Value) -> Result<Elicited<T>, 
 impl<T: ElicitForm + 'static> Ask<Elicited<T>> {
     /// Asks the user to fill in the form `T` (form-mode elicitation).
     pub fn elicit(key: impl Into<String>, message: impl Into<String>) -> Self {
+        let (requested, schema) = super::form::requested_schema_with_value::<T>();
         Ask {
             key: key.into(),
-            request: requested_schema::<T>().map(|requested_schema| InputRequest::Elicit {
+            request: requested.map(|requested_schema| InputRequest::Elicit {
                 params: ElicitRequestParams::Form(ElicitRequestFormParams {
                     mode: Some(FormMode::Form),
                     message: message.into(),
@@ -225,7 +231,7 @@ impl<T: ElicitForm + 'static> Ask<Elicited<T>> {
                 }),
             }),
             capability: ClientCapability::ElicitationForm,
-            parse: Box::new(parse_elicited::<T>),
+            parse: Box::new(move |v| parse_elicited::<T>(v, &schema)),
         }
     }
 }
@@ -249,7 +255,7 @@ impl Ask<Elicited<()>> {
             key,
             capability: ClientCapability::ElicitationUrl,
             parse: Box::new(|v| {
-                parse_elicited::<Value>(v).map(|e| match e {
+                parse_elicited::<Value>(v, &Value::Null).map(|e| match e {
                     Elicited::Accepted(_) => Elicited::Accepted(()),
                     Elicited::Declined => Elicited::Declined,
                     Elicited::Cancelled => Elicited::Cancelled,
@@ -494,7 +500,10 @@ mod tests {
 
     #[test]
     fn elicitation_answers_are_read_as_the_typed_result() {
-        let ok = parse_elicited::<Form>(json!({"action": "accept", "content": {"name": "Ada", "note": null}}));
+        let ok = parse_elicited::<Form>(
+            json!({"action": "accept", "content": {"name": "Ada", "note": null}}),
+            &Value::Null,
+        );
         assert_eq!(
             ok,
             Ok(Elicited::Accepted(Form {
@@ -503,7 +512,7 @@ mod tests {
             }))
         );
         assert_eq!(
-            parse_elicited::<Form>(json!({"action": "decline"})),
+            parse_elicited::<Form>(json!({"action": "decline"}), &Value::Null),
             Ok(Elicited::Declined)
         );
         for bad in [
@@ -512,7 +521,44 @@ mod tests {
             json!({"action": "accept", "content": {"name": {"nested": 1}}}),
             json!({"action": "accept", "content": []}),
         ] {
-            assert!(parse_elicited::<Form>(bad.clone()).is_err(), "{bad}");
+            assert!(parse_elicited::<Form>(bad.clone(), &Value::Null).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn accepted_content_keeps_the_bounds_its_form_states() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 5},
+            "qty": {"type": "integer", "minimum": 1, "maximum": 10}
+        }});
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Order {
+            name: String,
+            qty: u32,
+        }
+        let answer = |content: Value| parse_elicited::<Order>(json!({"action": "accept", "content": content}), &schema);
+        assert_eq!(
+            answer(json!({"name": "Ada", "qty": 10})),
+            Ok(Elicited::Accepted(Order {
+                name: "Ada".into(),
+                qty: 10
+            }))
+        );
+        for (bad, says) in [
+            (json!({"name": "Ada", "qty": 5000}), "content.qty must be at most 10"),
+            (json!({"name": "Ada", "qty": 0}), "content.qty must be at least 1"),
+            (
+                json!({"name": "Adelaide", "qty": 1}),
+                "content.name must have at most 5 characters",
+            ),
+        ] {
+            let refused = answer(bad.clone()).expect_err("out of bounds");
+            assert!(refused.contains(says), "{bad}: {refused}");
+        }
+        // Declining needs no content at all.
+        assert_eq!(
+            parse_elicited::<Order>(json!({"action": "decline"}), &schema),
+            Ok(Elicited::Declined)
+        );
     }
 }

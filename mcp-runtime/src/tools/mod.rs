@@ -3,7 +3,6 @@
 
 mod args;
 mod output;
-pub(crate) mod validate;
 
 pub use args::{decode_arguments, probe, ArgSpec};
 pub use output::IntoToolResult;

@@ -4,10 +4,11 @@
 use crate::error::McpError;
 use crate::mrtr::Outcome;
 use crate::protocol::{CallToolResult, ClientCapability, Tool, ToolAnnotations, UiToolMeta, UI_RESOURCE_URI_META_KEY};
+use crate::schema::validate;
 use crate::server::visibility::{Predicate, Viewer, VisibleIf};
 use crate::server::Context;
 use crate::tasks::TaskSupport;
-use crate::tools::{validate, IntoToolResult};
+use crate::tools::IntoToolResult;
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;

@@ -1,4 +1,5 @@
-//! Enforcing what a tool's input schema says beyond the Rust types: serde
+//! Enforcing what a tool's input schema (or an elicitation form's
+//! `requestedSchema`) says beyond the Rust types: serde
 //! checks types and required fields, this checks the constraint keywords
 //! schemars writes from `#[schemars(range(..), length(..))]` and from the
 //! integer types' bounds: `minimum`, `maximum`, `exclusiveMinimum`,

@@ -5,6 +5,10 @@
 //! (useful for large or recursive types; a recursive type keeps a `$ref` to
 //! itself even when inlining). The root carries no `title`, and no `$schema`
 //! unless the type asks for one (2020-12 is MCP's default dialect).
+//! [`validate`] checks a value against the bounds such a schema states
+//! (a tool's arguments, an elicitation form's answer).
+
+pub(crate) mod validate;
 
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;

@@ -201,7 +201,11 @@ fn associated_data(server: &str, b: &Binding<'_>) -> Vec<u8> {
     ad.push(0);
     ad.extend_from_slice(b.name.as_bytes());
     ad.push(0);
-    canonical(b.arguments.unwrap_or(&Value::Null), &mut ad);
+    // No arguments, `null` and `{}` are one request (`tools/call` and
+    // `prompts/get` read them alike): a client may send either form on its
+    // retry. Bound as `null`, as states without arguments always were.
+    let arguments = b.arguments.filter(|a| a.as_object().is_none_or(|o| !o.is_empty()));
+    canonical(arguments.unwrap_or(&Value::Null), &mut ad);
     ad.push(0);
     match b.principal {
         Some(p) => {
@@ -376,6 +380,36 @@ mod tests {
             ..binding(&args, Some("alice"))
         };
         assert!(s.open(&sealed, &other_method).is_none());
+    }
+
+    #[test]
+    fn no_arguments_null_and_an_empty_object_are_one_request() {
+        let s = Sealer::new(&[[7; 32]], Duration::from_secs(60));
+        let (null, empty) = (Value::Null, serde_json::json!({}));
+        let forms = [None, Some(&null), Some(&empty)];
+        for sealed_with in forms {
+            let sealed = s
+                .seal(
+                    contents(),
+                    &Binding {
+                        arguments: sealed_with,
+                        ..binding(&null, None)
+                    },
+                )
+                .unwrap();
+            for opened_with in forms {
+                let binding = Binding {
+                    arguments: opened_with,
+                    ..binding(&null, None)
+                };
+                assert!(
+                    s.open(&sealed, &binding).is_some(),
+                    "{sealed_with:?} -> {opened_with:?}"
+                );
+            }
+            let some = serde_json::json!({"a": 1});
+            assert!(s.open(&sealed, &binding(&some, None)).is_none());
+        }
     }
 
     #[test]

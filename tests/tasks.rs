@@ -430,6 +430,23 @@ async fn cancelling_a_running_task_stops_it_and_it_stays_cancelled() {
     assert_eq!(get(addr, &id).await["status"], "cancelled");
 }
 
+/// A task outlives its tool: with the server's last task tool removed
+/// while it runs, its owner still follows it to its result.
+#[tokio::test]
+async fn a_task_outlives_the_last_task_tool() {
+    let server = Server::builder().empty().tool::<work>().build().unwrap();
+    let (addr, _stop) = serve(server.clone()).await;
+    let id = create(addr, "work", json!({"ms": 100, "label": "export"})).await;
+    assert!(server.remove_tool("work").expect("the catalog builds"), "removed");
+    let done = until(addr, &id, "completed").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let discovered = rpc(addr, 3, "server/discover", json!({})).await;
+    assert!(
+        discovered["result"]["capabilities"]["extensions"].get(EXT).is_some(),
+        "the extension is still declared: {discovered}"
+    );
+}
+
 #[tokio::test]
 async fn every_error_code() {
     let (addr, _stop) = serve(Server::builder().build().unwrap()).await;

@@ -432,7 +432,11 @@ impl Server {
             let mut parts = guard.parts();
             let changed = change(&mut parts);
             if changed {
-                *guard = Arc::new(Catalog::build(parts)?);
+                let mut next = Catalog::build(parts)?;
+                // Once served, `tasks/*` stay: the tasks of a tool removed
+                // since still run or are kept, and their owners read them.
+                next.has_tasks |= guard.has_tasks;
+                *guard = Arc::new(next);
             }
             changed
         };

@@ -41,12 +41,21 @@ fn signin(who: String) -> Flow<String> {
     ))
 }
 
+/// `signin`, after a moment (time enough for the gateway to make the call
+/// a task of a caller that declared the extension).
+#[tool]
+async fn slow_signin(who: String) -> Flow<String> {
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    signin(who)
+}
+
 /// A gateway proxying, under `up`, an upstream serving `signin` over HTTP
 /// at 2025-11-25; started. The upstream stops when it drops.
 async fn gateway() -> (Server, support::http::TestServer) {
     let upstream = Server::builder()
         .empty()
         .tool::<signin>()
+        .tool::<slow_signin>()
         .build()
         .expect("the upstream builds");
     let upstream = support::http::serve_with(upstream, HttpConfig::default()).await;
@@ -101,6 +110,26 @@ async fn an_accepted_url_elicitation_makes_the_call_again() {
     assert_eq!(asked[0]["mode"], "url", "{asked:?}");
     assert_eq!(asked[0]["elicitationId"], "signin-ada", "{asked:?}");
     assert_eq!(asked[0]["url"], "https://auth.example.com/signin?who=ada", "{asked:?}");
+}
+
+/// The call runs as the caller's task when -32042 comes: the URL
+/// elicitation is asked through the task, and once accepted the call is
+/// made again and the task completes with its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accepted_url_elicitation_in_a_task_makes_the_call_again() {
+    let (server, _upstream) = gateway().await;
+    let (client, asked) = caller(&server, "accept");
+    let client = client.with_tasks();
+    until_listed(&client).await;
+    let result = client
+        .call_tool("up_slow_signin", json!({"who": "lin"}))
+        .await
+        .expect("the task, completed once the URL was accepted");
+    assert_eq!(result.text(), "signed in as lin");
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["mode"], "url", "{asked:?}");
+    assert_eq!(asked[0]["elicitationId"], "signin-lin", "{asked:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

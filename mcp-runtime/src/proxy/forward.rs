@@ -219,18 +219,7 @@ const URL_ELICITATION_REQUIRED: crate::error::ErrorCode = crate::error::ErrorCod
 /// under `url-<elicitationId>`). Without a URL elicitation in it, the error
 /// as it is.
 fn url_round(e: McpError, input: &Input) -> Flow<Value> {
-    let mut requests = Map::new();
-    let elicitations = e.data().and_then(|d| d.get("elicitations")).and_then(Value::as_array);
-    for (i, elicitation) in elicitations.into_iter().flatten().enumerate() {
-        if elicitation["mode"] != "url" || !elicitation["url"].is_string() {
-            continue;
-        }
-        let key = match elicitation["elicitationId"].as_str() {
-            Some(id) => format!("url-{id}"),
-            None => format!("url-{i}"),
-        };
-        requests.insert(key, json!({"method": "elicitation/create", "params": elicitation}));
-    }
+    let requests = url_elicitations(&e);
     if requests.is_empty() {
         return Err(Halt::Protocol(e));
     }
@@ -245,6 +234,46 @@ fn url_round(e: McpError, input: &Input) -> Flow<Value> {
     }))
 }
 
+/// The URL elicitations of a -32042 as `elicitation/create` requests, by
+/// key (`url-<elicitationId>`).
+fn url_elicitations(e: &McpError) -> Map<String, Value> {
+    let mut requests = Map::new();
+    let elicitations = e.data().and_then(|d| d.get("elicitations")).and_then(Value::as_array);
+    for (i, elicitation) in elicitations.into_iter().flatten().enumerate() {
+        if elicitation["mode"] != "url" || !elicitation["url"].is_string() {
+            continue;
+        }
+        let key = match elicitation["elicitationId"].as_str() {
+            Some(id) => format!("url-{id}"),
+            None => format!("url-{i}"),
+        };
+        requests.insert(key, json!({"method": "elicitation/create", "params": elicitation}));
+    }
+    requests
+}
+
+/// A 2025-11-25 upstream's -32042 in a call that runs as the caller's
+/// task: each URL elicitation is asked through the task (the caller
+/// answers with `tasks/update`); `Ok` when every one was accepted, and the
+/// call is then made again. Without a URL elicitation in it, the error as
+/// it is.
+async fn url_in_task(e: McpError, task: &crate::tasks::Task, upstream: &str) -> Result<(), Halt> {
+    let requests = url_elicitations(&e);
+    if requests.is_empty() {
+        return Err(Halt::Protocol(e));
+    }
+    for (key, request) in requests {
+        let answer = task
+            .ask_value(&key, ClientCapability::ElicitationUrl, request)
+            .await
+            .map_err(|e| Halt::Protocol(McpError::from(e)))?;
+        if answer["action"] != "accept" {
+            return Err(not_accepted(upstream, &key));
+        }
+    }
+    Ok(())
+}
+
 /// After a [`url_round`]: `Ok` when the caller accepted every URL
 /// elicitation asked, else the error that ends the call.
 fn url_accepted(keys: &[String], input: &Input, upstream: &str) -> Result<(), Halt> {
@@ -253,13 +282,18 @@ fn url_accepted(keys: &[String], input: &Input, upstream: &str) -> Result<(), Ha
         .find(|k| input.answers().get(k.as_str()).and_then(|a| a["action"].as_str()) != Some("accept"));
     match declined {
         None => Ok(()),
-        Some(key) => Err(Halt::Protocol(
-            McpError::internal(format!(
-                "upstream `{upstream}` needs the user to open a URL first ({key}), which was not accepted"
-            ))
-            .with_data(json!({"upstream": upstream})),
-        )),
+        Some(key) => Err(not_accepted(upstream, key)),
     }
+}
+
+/// The error that ends a call whose URL elicitation `key` was not accepted.
+fn not_accepted(upstream: &str, key: &str) -> Halt {
+    Halt::Protocol(
+        McpError::internal(format!(
+            "upstream `{upstream}` needs the user to open a URL first ({key}), which was not accepted"
+        ))
+        .with_data(json!({"upstream": upstream})),
+    )
 }
 
 /// The capabilities a 2025-11-25 upstream may ask of a caller, one bit each.
@@ -544,7 +578,7 @@ impl Upstream {
             }
             None => {
                 url_accepted(&resume.url, input, self.client.name())?;
-                (self.start(method, params, progress), crate::tasks::new_id())
+                (self.start(method, params.clone(), progress), crate::tasks::new_id())
             }
         };
         // Run as a task (the caller declared the extension and the call
@@ -591,7 +625,12 @@ impl Upstream {
                             if e.code() == URL_ELICITATION_REQUIRED
                                 && ctx.protocol_version() == crate::protocol::LATEST_PROTOCOL_VERSION =>
                         {
-                            return url_round(e, input);
+                            let Some(task) = &task else {
+                                return url_round(e, input);
+                            };
+                            url_in_task(e, task, self.client.name()).await?;
+                            call = self.start(method, params.clone(), progress);
+                            continue;
                         }
                         done => done.map_err(|e| self.failed(e))?,
                     };

@@ -925,7 +925,6 @@ async fn a_2025_upstreams_long_calls_are_offered_as_tasks_over_http() {
 /// list-change stream outlives the client's request timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_stream_follows_an_upstreams_task() {
-    use mcp_runtime::transport::http::{HttpConfig, HttpServer};
     use support::http;
     let server = gateway(vec![(
         "ev",
@@ -935,20 +934,7 @@ async fn a_listen_stream_follows_an_upstreams_task() {
     )]);
     let local = TestClient::new(&server);
     until_listed(&local, "ev_confirm_delete").await;
-    let bound = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
-        .await
-        .expect("a loopback port");
-    let addr = bound.local_addr().expect("its address");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(bound.serve_until(async {
-        let _ = stopped.await;
-    }));
-    let with_ext = |mut params: serde_json::Value| {
-        params["_meta"] = support::meta_with(json!({
-            "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}
-        }));
-        params
-    };
+    let (addr, stop) = serve_over_http(&server).await;
 
     // Two tasks of one upstream, followed on one stream.
     let mut ids = Vec::new();
@@ -1012,6 +998,139 @@ async fn a_listen_stream_follows_an_upstreams_task() {
         .await
         .expect("a list change upstream");
     until_listed(&local, "ev_test_dynamic_tool").await;
+    drop(stream);
+    let _ = stop.send(());
+}
+
+/// `server` over HTTP on a loopback port: its address, and what stops it.
+async fn serve_over_http(server: &Server) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+    let bound = HttpServer::bind(server.clone(), "127.0.0.1:0", HttpConfig::default())
+        .await
+        .expect("a loopback port");
+    let addr = bound.local_addr().expect("its address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(bound.serve_until(async {
+        let _ = stopped.await;
+    }));
+    (addr, stop)
+}
+
+/// `params` with the `_meta` of a caller that can elicit and declares the
+/// tasks extension.
+fn with_ext(mut params: serde_json::Value) -> serde_json::Value {
+    params["_meta"] = support::meta_with(json!({
+        "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }));
+    params
+}
+
+/// A TCP relay on a loopback port to `to` that cuts every connection it
+/// carries when told (as a proxy in front of an upstream cuts a stream it
+/// takes for idle); new connections are carried again after.
+struct Relay {
+    addr: std::net::SocketAddr,
+    cut: tokio::sync::watch::Sender<u64>,
+}
+
+impl Relay {
+    async fn start(to: std::net::SocketAddr) -> Relay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let addr = listener.local_addr().expect("its address");
+        let (cut, cuts) = tokio::sync::watch::channel(0u64);
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let mut cuts = cuts.clone();
+                cuts.mark_unchanged();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(to).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        _ = cuts.changed() => {}
+                    }
+                });
+            }
+        });
+        Relay { addr, cut }
+    }
+
+    /// Cuts every connection open now.
+    fn cut(&self) {
+        self.cut.send_modify(|n| *n += 1);
+    }
+}
+
+/// The gateway's stream following an upstream's task is cut (a proxy in
+/// between took it for idle): the gateway opens it again, and the caller's
+/// listen stream still hears the task complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
+    use support::http;
+    let upstream = everything_over_http();
+    let upstream_addr: std::net::SocketAddr = upstream
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("an address");
+    let relay = Relay::start(upstream_addr).await;
+    let server = gateway(vec![(
+        "ev",
+        Client::http(format!("http://{}/mcp", relay.addr)).name("ev"),
+    )]);
+    let local = TestClient::new(&server);
+    until_listed(&local, "ev_confirm_delete").await;
+    let (addr, stop) = serve_over_http(&server).await;
+    let (_, created) = http::call(
+        addr,
+        1,
+        "tools/call",
+        Some("ev_confirm_delete"),
+        with_ext(json!({"name": "ev_confirm_delete", "arguments": {"filename": "c.txt"}})),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().expect("a task").to_owned();
+    let mut stream = http::open_stream(
+        addr,
+        9,
+        "subscriptions/listen",
+        None,
+        with_ext(json!({"notifications": {"taskIds": [id]}})),
+    )
+    .await;
+    let ack = stream.next().await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    // The upstream's stream is open once its acknowledgement is in: give it a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    relay.cut();
+    // Opened again after half a second.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let answers = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let (_, updated) = http::call(
+        addr,
+        2,
+        "tasks/update",
+        Some(&id),
+        with_ext(json!({"taskId": id, "inputResponses": answers})),
+    )
+    .await;
+    assert_eq!(updated["result"]["resultType"], "complete", "{updated}");
+    let mut heard = Vec::new();
+    let completed = loop {
+        let Some(note) = stream.next_within(Duration::from_secs(10)).await else {
+            break false;
+        };
+        support::validate_emitted(&note, None);
+        let done = note["params"]["status"] == "completed";
+        heard.push(note);
+        if done {
+            break true;
+        }
+    };
+    assert!(completed, "the caller never heard the task complete: {heard:#?}");
+    assert!(heard.iter().all(|n| n["params"]["taskId"] == id.as_str()), "{heard:#?}");
     drop(stream);
     let _ = stop.send(());
 }

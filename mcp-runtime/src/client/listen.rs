@@ -36,7 +36,8 @@ impl Client {
     /// Opens a `subscriptions/listen` stream for `notifications` (its
     /// filter) with the capabilities `caps`; what it carries arrives among
     /// the [`notifications`](Self::notifications). Closed (cancelled at the
-    /// server) when the returned [`Listening`] is dropped. 2026-07-28 only.
+    /// server) when the returned [`Listening`] is dropped;
+    /// [`Listening::ended`] says when it ended otherwise. 2026-07-28 only.
     pub(crate) fn listen_to(&self, notifications: Value, caps: Value) -> Result<Listening, ClientError> {
         let live = self.live()?;
         let inner = self.inner.clone();
@@ -47,6 +48,7 @@ impl Client {
             "_meta": { crate::protocol::META_CLIENT_CAPABILITIES: caps },
         });
         let (open_inner, open_live) = (inner.clone(), live.clone());
+        let (ended_tx, ended) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
             if let Err(e) = open_inner
                 .exchange_as(&open_live, id, "subscriptions/listen", params, None, None)
@@ -54,8 +56,9 @@ impl Client {
             {
                 tracing::debug!(upstream = %open_inner.name, "subscriptions/listen ended: {e}");
             }
+            let _ = ended_tx.send(());
         });
-        Ok(Listening { inner, live, id })
+        Ok(Listening { inner, live, id, ended })
     }
 }
 
@@ -140,6 +143,15 @@ pub(crate) struct Listening {
     inner: Arc<Inner>,
     live: Arc<Live>,
     id: i64,
+    ended: tokio::sync::oneshot::Receiver<()>,
+}
+
+impl Listening {
+    /// Resolves when the stream ended (the server ended it, the connection
+    /// was cut or lost).
+    pub(crate) async fn ended(&mut self) {
+        let _ = (&mut self.ended).await;
+    }
 }
 
 impl Drop for Listening {

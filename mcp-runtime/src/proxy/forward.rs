@@ -967,32 +967,60 @@ impl TaskRelay for Upstream {
         })
     }
 
+    /// Follows `tasks` on one listen stream to the upstream, for as long as
+    /// the caller's stream is open (this future is dropped with it). A
+    /// stream that ends (a proxy cut it, the upstream restarted, the
+    /// connection was lost) is opened again, after half a second doubling
+    /// to 30 s while it keeps ending within a minute; one whose
+    /// notifications were missed here (more than the client keeps came at
+    /// once) is opened again at once. Each opening sends every followed
+    /// task as it is then: a change is never lost, at worst said twice.
     fn follow(&self, tasks: Vec<String>, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
+        const FIRST_WAIT: Duration = Duration::from_millis(500);
         let client = self.client.clone();
         Box::pin(async move {
-            // Heard before the stream opens, so that nothing it carries is missed.
-            let mut notes = client.notifications();
-            let _listening = match client.listen_to(json!({ "taskIds": tasks }), caps) {
-                Ok(listening) => listening,
-                Err(e) => {
-                    tracing::debug!(upstream = %client.name(), "cannot follow its tasks: {e}");
-                    return;
-                }
-            };
+            let mut wait = FIRST_WAIT;
             loop {
-                match notes.recv().await {
-                    Ok(note) => {
-                        let params = &note.message["params"];
-                        let about = params["taskId"]
-                            .as_str()
-                            .is_some_and(|id| tasks.iter().any(|t| t == id));
-                        if note.message["method"] == "notifications/tasks" && about {
-                            out(params.clone());
-                        }
+                // Heard before the stream opens, so that nothing it carries is missed.
+                let mut notes = client.notifications();
+                let opened = tokio::time::Instant::now();
+                let mut listening = match client.listen_to(json!({ "taskIds": tasks }), caps.clone()) {
+                    Ok(listening) => Some(listening),
+                    Err(e) => {
+                        tracing::debug!(upstream = %client.name(), "cannot follow its tasks: {e}; trying again in {} ms", wait.as_millis());
+                        None
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
+                let missed = loop {
+                    let Some(open) = listening.as_mut() else { break false };
+                    tokio::select! {
+                        note = notes.recv() => match note {
+                            Ok(note) => {
+                                let params = &note.message["params"];
+                                let about = params["taskId"]
+                                    .as_str()
+                                    .is_some_and(|id| tasks.iter().any(|t| t == id));
+                                if note.message["method"] == "notifications/tasks" && about {
+                                    out(params.clone());
+                                }
+                            }
+                            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break true,
+                            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                        },
+                        () = open.ended() => break false,
+                    }
+                };
+                // Cancelled at the upstream before another opens.
+                drop(listening);
+                if missed {
+                    continue;
                 }
+                if opened.elapsed() > Duration::from_secs(60) {
+                    wait = FIRST_WAIT;
+                }
+                tracing::debug!(upstream = %client.name(), "the stream following its tasks ended; opening it again in {} ms", wait.as_millis());
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(30));
             }
         })
     }

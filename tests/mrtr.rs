@@ -35,6 +35,34 @@ struct SizeChoice {
     size: Size,
 }
 
+/// How urgent.
+#[mcp_runtime::form]
+#[derive(Debug)]
+#[serde(rename_all = "lowercase")]
+enum Priority {
+    Low,
+    Normal,
+    /// Pages whoever is on call
+    Urgent,
+}
+
+/// A ticket's priority.
+#[mcp_runtime::form]
+struct TicketPriority {
+    /// The priority.
+    priority: Priority,
+}
+
+/// Files a ticket: asks its priority.
+#[tool]
+fn file_ticket(input: Input) -> Flow<String> {
+    let priority = input
+        .elicit::<TicketPriority>("priority", "How urgent?")?
+        .accepted()
+        .map(|t| t.priority);
+    Ok(format!("{priority:?}"))
+}
+
 /// How many to restock.
 #[mcp_runtime::form]
 struct Restock {
@@ -367,6 +395,33 @@ async fn expired_and_rotated_out_states_are_rejected() {
         .await;
     assert_eq!(code(&v), -32602);
     retired.close().await.unwrap();
+}
+
+/// A select whose enum documents some variants and not others offers
+/// every variant, each with a title.
+#[tokio::test]
+async fn a_select_offers_every_variant_documented_or_not() {
+    let mut c = client();
+    let v = c
+        .call(1, "tools/call", params("file_ticket", json!({}), caps_all(), json!({})))
+        .await;
+    let field = &v["result"]["inputRequests"]["priority"]["params"]["requestedSchema"]["properties"]["priority"];
+    assert_eq!(
+        field["oneOf"],
+        json!([
+            {"const": "low", "title": "low"},
+            {"const": "normal", "title": "normal"},
+            {"const": "urgent", "title": "Pages whoever is on call"}
+        ]),
+        "{v}"
+    );
+    let state = v["result"]["requestState"].clone();
+    let answer = json!({"inputResponses": {"priority": accept(json!({"priority": "normal"}))}, "requestState": state});
+    let v = c
+        .call(2, "tools/call", params("file_ticket", json!({}), caps_all(), answer))
+        .await;
+    assert_eq!(v["result"]["content"][0]["text"], "Some(Normal)", "{v}");
+    c.close().await.unwrap();
 }
 
 /// An accepted answer outside the bounds its form states is refused like

@@ -101,18 +101,22 @@ fn strip_null(prop: &Value) -> Value {
     prop
 }
 
+/// The options of a select from schemars' `oneOf`: a documented variant is
+/// an entry of its own (`const`, its doc as the title); the undocumented
+/// ones of an enum that mixes both come together in one entry's `enum`,
+/// each its own title.
 fn titled(alts: &[Value]) -> Vec<Value> {
-    alts.iter()
-        .filter_map(|a| {
-            let c = a.get("const")?.clone();
-            let title = a
-                .get("title")
-                .or_else(|| a.get("description"))
-                .cloned()
-                .unwrap_or_else(|| c.clone());
-            Some(serde_json::json!({"const": c, "title": title}))
-        })
-        .collect()
+    let mut options = Vec::new();
+    for a in alts {
+        if let Some(c) = a.get("const") {
+            let title = a.get("title").or_else(|| a.get("description")).unwrap_or(c);
+            options.push(serde_json::json!({"const": c, "title": title}));
+        } else if let Some(values) = a.get("enum").and_then(Value::as_array) {
+            let plain = values.iter().filter(|v| v.is_string());
+            options.extend(plain.map(|v| serde_json::json!({"const": v, "title": v})));
+        }
+    }
+    options
 }
 
 fn primitive(prop: &Value) -> Value {

@@ -60,6 +60,9 @@ fn bounds_of(format: &str) -> Option<(i64, i64)> {
     }
 }
 
+/// The keywords whose contents are values, not subschemas.
+const VALUE_KEYWORDS: &[&str] = &["default", "examples", "example", "const", "enum"];
+
 fn strip_formats(value: &mut Value) {
     match value {
         Value::Object(map) => {
@@ -75,7 +78,11 @@ fn strip_formats(value: &mut Value) {
                 }
                 map.remove("format");
             }
-            map.values_mut().for_each(strip_formats);
+            // Subschemas only: a `default`, `examples`, `const` or `enum`
+            // holds values, whose own `format` fields are data.
+            map.iter_mut()
+                .filter(|(key, _)| !VALUE_KEYWORDS.contains(&key.as_str()))
+                .for_each(|(_, v)| strip_formats(v));
         }
         Value::Array(items) => items.iter_mut().for_each(strip_formats),
         _ => {}
@@ -126,5 +133,42 @@ pub fn output_schema_for<T: JsonSchema>(keep_defs: bool) -> Value {
         // A boolean schema (`true`: any value) is written as the object `{}`.
         Value::Bool(_) => Value::Object(Default::default()),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_format_is_stripped_from_subschemas_not_from_values() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "format": "int32"},
+                "opts": {
+                    "type": "object",
+                    "properties": {"format": {"type": "string", "format": "csv-ish"}},
+                    "default": {"format": "csv", "compress": false},
+                    "examples": [{"format": "int32"}]
+                },
+                "kind": {"const": {"format": "x"}, "enum": [{"format": "y"}]}
+            }
+        });
+        strip_formats(&mut schema);
+        let props = &schema["properties"];
+        assert_eq!(props["n"]["minimum"], json!(i32::MIN), "{schema}");
+        assert!(props["n"].get("format").is_none(), "{schema}");
+        assert!(
+            props["opts"]["properties"]["format"].get("format").is_none(),
+            "{schema}"
+        );
+        assert_eq!(props["opts"]["default"], json!({"format": "csv", "compress": false}));
+        assert_eq!(props["opts"]["examples"], json!([{"format": "int32"}]));
+        assert_eq!(
+            props["kind"],
+            json!({"const": {"format": "x"}, "enum": [{"format": "y"}]})
+        );
     }
 }

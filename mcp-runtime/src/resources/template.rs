@@ -2,8 +2,9 @@
 //! expansion `{var}` and level 2 reserved expansion `{+var}`.
 //!
 //! Matching a URI against a template binds each variable to the
-//! percent-decoded text it covers. A `{var}` value never contains `/`
-//! (raw or encoded as `%2F`) and is never `.` or `..`; a `{+var}` value may
+//! percent-decoded text it covers. A `{var}` value never contains `/` or
+//! `\` (raw or encoded as `%2F`), never starts with a drive (`C:`) and is
+//! never `.` or `..`; a `{+var}` value may
 //! span `/` but is a relative path: no `.` or `..` segment, no empty one, no
 //! leading `/` or `\`, no drive (`C:`), so a value cannot climb out of the
 //! place the template puts it (`Path::join` of an absolute path would
@@ -175,12 +176,13 @@ fn decode_value(raw: &str, reserved: bool) -> Option<String> {
     if value.contains('\0') {
         return None;
     }
+    // A drive (`C:`): joined to a Windows path, it would replace the base.
+    let drive = value.as_bytes().get(1) == Some(&b':');
     if !reserved {
-        let escapes = value.contains(['/', '\\']) || value == "." || value == "..";
+        let escapes = drive || value.contains(['/', '\\']) || value == "." || value == "..";
         return (!escapes).then_some(value);
     }
-    // A relative path: every segment a name, the first no drive (`C:`).
-    let drive = value.as_bytes().get(1) == Some(&b':');
+    // A relative path: every segment a name, the first no drive.
     let relative = !drive
         && value
             .split(['/', '\\'])
@@ -305,6 +307,14 @@ mod tests {
         assert_eq!(t.matches("files://a%2Fb"), None);
         assert_eq!(t.matches("files://.."), None);
         assert_eq!(t.matches("files://%2E%2E"), None);
+        // A drive: `base.join("C:secret")` on Windows leaves the base.
+        let under_docs = UriTemplate::parse("files://docs/{name}").unwrap();
+        assert_eq!(under_docs.matches("files://docs/C:secret.txt"), None);
+        assert_eq!(under_docs.matches("files://docs/c%3Asecret.txt"), None);
+        assert_eq!(
+            under_docs.matches("files://docs/notes:today"),
+            Some(vec![("name".into(), "notes:today".into())])
+        );
         let r = UriTemplate::parse("files://{+path}").unwrap();
         assert_eq!(
             r.matches("files://a/b.txt"),

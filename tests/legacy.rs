@@ -76,6 +76,13 @@ async fn legacy_long(task: Task) -> &'static str {
 }
 
 /// Sends the user to sign in at a URL.
+/// Answers after `ms` milliseconds.
+#[tool]
+async fn slow_answer(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("after {ms} ms")
+}
+
 #[tool]
 fn sign_in(input: Input) -> Flow<String> {
     match input.elicit_url("login", "Sign in to continue.", "https://auth.example.com/login")? {
@@ -528,14 +535,13 @@ async fn start(config: HttpConfig) -> std::net::SocketAddr {
 }
 
 async fn open_session(addr: std::net::SocketAddr) -> String {
+    // The first validation compiles the schema, which takes longer than
+    // the tests' shortest idle timeout: done before the session opens.
+    validate_legacy(&json!({"jsonrpc": "2.0", "id": 0, "result": {}}), Some("ping"));
     let r = http(addr, "POST", &[JSON, ACCEPT], &init_request(1, "2025-11-25")).await;
     assert_eq!(r.status, 200);
     validate_legacy(&r.messages()[0], Some("initialize"));
     let id = r.header("mcp-session-id").expect("a session id").to_owned();
-    assert!(
-        id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
-        "visible ASCII, unguessable: {id}"
-    );
     let n = http(
         addr,
         "POST",
@@ -543,7 +549,11 @@ async fn open_session(addr: std::net::SocketAddr) -> String {
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     )
     .await;
-    assert_eq!(n.status, 202);
+    assert_eq!(n.status, 202, "{}", n.body);
+    assert!(
+        id.len() >= 32 && id.bytes().all(|b| (0x21..=0x7e).contains(&b)),
+        "visible ASCII, unguessable: {id}"
+    );
     id
 }
 
@@ -665,6 +675,31 @@ async fn delete_ends_a_session_and_idle_sessions_expire() {
     // Without a session, GET and DELETE stay 405.
     assert_eq!(http(addr, "GET", &[], "").await.status, 405);
     assert_eq!(http(addr, "DELETE", &[], "").await.status, 405);
+}
+
+/// A session whose request runs longer than the idle timeout is not idle:
+/// the request is answered and the session lives on, idle from its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_not_idle_while_a_request_runs() {
+    let addr = start(HttpConfig {
+        session_idle: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    let call = legacy(
+        2,
+        "tools/call",
+        json!({"name": "slow_answer", "arguments": {"ms": 1500}}),
+    );
+    let answered = http(addr, "POST", &[JSON, ACCEPT, sid], &call).await;
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    let m = &answered.messages()[0];
+    validate_legacy(m, Some("tools/call"));
+    assert_eq!(m["result"]["content"][0]["text"], "after 1500 ms", "{m}");
+    let after = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(3, "ping", json!({}))).await;
+    assert_eq!(after.status, 200, "the session outlived its request: {}", after.body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -111,6 +111,8 @@ pub(crate) struct Running {
 impl Drop for Running {
     fn drop(&mut self) {
         lock(&self.session.running).remove(&self.id);
+        // Idle from the end of its last request, not from its start.
+        self.session.touch();
     }
 }
 
@@ -500,9 +502,12 @@ impl Session {
         *lock(&self.last_seen) = Instant::now();
     }
 
+    /// How long the session has been idle: never while its GET stream is
+    /// open or one of its requests runs (a tool that outlasts the idle
+    /// timeout still answers on a live session).
     fn idle_for(&self) -> Duration {
         let streaming = lock(&self.stream).as_ref().is_some_and(|s| !s.is_cancelled());
-        match streaming {
+        match streaming || !lock(&self.running).is_empty() {
             true => Duration::ZERO,
             false => lock(&self.last_seen).elapsed(),
         }

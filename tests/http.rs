@@ -659,6 +659,26 @@ async fn closing_the_connection_before_the_response_cancels_the_handler() {
     eventually("the handler is cancelled", || slow_cancelled("early")).await;
 }
 
+/// A keep-alive of zero (none) or one too long to come serves streams as
+/// any other: the stream opens and carries its messages.
+#[tokio::test]
+async fn a_stream_is_served_without_keep_alive_comments() {
+    for keep_alive in [Duration::ZERO, Duration::MAX] {
+        let config = HttpConfig {
+            keep_alive,
+            ..HttpConfig::default()
+        };
+        let s = start_with(config).await;
+        let params = json!({"notifications": {"toolsListChanged": true}});
+        let mut stream = open_stream(s.addr, 7, "subscriptions/listen", None, params).await;
+        let ack = stream.next().await;
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{keep_alive:?}: {ack}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn subscriptions_listen_acknowledges_then_forwards_only_what_was_asked() {
     let s = start().await;

@@ -115,8 +115,6 @@ impl McpBody {
         if let Some(r) = done_reply {
             queue.push_back(event(&r.body));
         }
-        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let finished = reply.is_none();
         McpBody {
             inner: Inner::Sse(Box::new(SseStream {
@@ -125,7 +123,7 @@ impl McpBody {
                 reply,
                 finished,
                 cancel,
-                keep_alive: interval,
+                keep_alive: keep_alive_ticks(keep_alive),
                 until: None,
             })),
         }
@@ -150,13 +148,25 @@ fn event(message: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
+/// The ticks of a stream's keep-alive comments, every `period`; none for
+/// a period of zero, or one so long that it never comes.
+fn keep_alive_ticks(period: Duration) -> Option<tokio::time::Interval> {
+    let now = tokio::time::Instant::now();
+    // Twice: the tick after the first must be reachable too.
+    now.checked_add(period.checked_mul(2)?)?;
+    let first = now.checked_add(period).filter(|_| !period.is_zero())?;
+    let mut ticks = tokio::time::interval_at(first, period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    Some(ticks)
+}
+
 struct SseStream {
     queue: VecDeque<Bytes>,
     rx: StreamReceiver,
     reply: Option<ReplyFuture>,
     finished: bool,
     cancel: Cancellation,
-    keep_alive: tokio::time::Interval,
+    keep_alive: Option<tokio::time::Interval>,
     /// Ends the stream when it completes (see [`McpBody::end_when`]).
     until: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
 }
@@ -208,7 +218,11 @@ impl SseStream {
                 return Poll::Ready(self.queue.pop_front());
             }
         }
-        if self.keep_alive.poll_tick(cx).is_ready() {
+        if self
+            .keep_alive
+            .as_mut()
+            .is_some_and(|ticks| ticks.poll_tick(cx).is_ready())
+        {
             return Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n")));
         }
         Poll::Pending

@@ -89,7 +89,8 @@ pub struct HttpConfig {
     /// request counts from its head to the start of its answer (a stream's
     /// later events do not). `MCP_MAX_IN_FLIGHT` on the command line.
     pub max_in_flight: usize,
-    /// Interval of SSE keep-alive comments on quiet streams (default 15 s).
+    /// Interval of SSE keep-alive comments on quiet streams (default 15 s;
+    /// zero: none).
     pub keep_alive: Duration,
     /// The path served by [`serve`] (default `/mcp`); ignored by a mounted service.
     pub path: String,

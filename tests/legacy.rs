@@ -677,6 +677,39 @@ async fn delete_ends_a_session_and_idle_sessions_expire() {
     assert_eq!(http(addr, "DELETE", &[], "").await.status, 405);
 }
 
+/// `initialize` again on a live session is refused by that session (it is
+/// initialized): no second session is opened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_on_a_live_session_opens_no_other() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let again = http(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("mcp-session-id", &id)],
+        &init_request(5, "2025-11-25"),
+    )
+    .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert!(
+        again.header("mcp-session-id").is_none(),
+        "a second session: {}",
+        again.body
+    );
+    let m = &again.messages()[0];
+    validate_legacy(m, None);
+    assert_eq!(m["id"], 5, "{m}");
+    assert_eq!(m["error"]["code"], -32600, "{m}");
+    let still = http(
+        addr,
+        "POST",
+        &[JSON, ACCEPT, ("mcp-session-id", &id)],
+        &legacy(6, "ping", json!({})),
+    )
+    .await;
+    assert_eq!(still.status, 200, "{}", still.body);
+}
+
 /// A session whose request runs longer than the idle timeout is not idle:
 /// the request is answered and the session lives on, idle from its end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

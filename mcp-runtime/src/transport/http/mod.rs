@@ -391,7 +391,12 @@ impl McpService {
             };
             // The request owns what it needs; the body's buffer goes back now.
             drop(bytes);
-            if request.method == "initialize" && !crate::meta::has_protocol_version(request.params.as_deref()) {
+            // On a live session, `initialize` is the session's to refuse
+            // (it is initialized already), not a second session.
+            if request.method == "initialize"
+                && session.is_none()
+                && !crate::meta::has_protocol_version(request.params.as_deref())
+            {
                 return self.initialize(&request, principal.as_deref(), via);
             }
             drop((method, uri));

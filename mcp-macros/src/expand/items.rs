@@ -66,13 +66,14 @@ fn completers(params: &[Param]) -> Vec<TokenStream> {
         .collect()
 }
 
-fn invoke(func: &syn::ItemFn, params: &[Param], is_async: bool) -> TokenStream {
-    let ident = &func.sig.ident;
+/// The handler's call, as `__mcp_fn` (bound to the function before the
+/// arguments are: an argument named like the function would hide it).
+fn invoke(params: &[Param], is_async: bool) -> TokenStream {
     let args = params.iter().map(|p| &p.ident);
     if is_async {
-        quote!(#ident(#(#args),*).await)
+        quote!(__mcp_fn(#(#args),*).await)
     } else {
-        quote!(#ident(#(#args),*))
+        quote!(__mcp_fn(#(#args),*))
     }
 }
 
@@ -150,7 +151,7 @@ pub fn resource(r: &Resource) -> TokenStream {
         }
         ParamKind::Extractor | ParamKind::Whole => None,
     });
-    let call = invoke(func, &r.params, r.is_async);
+    let call = invoke(&r.params, r.is_async);
     let output = &r.output;
     let output_check = quote_spanned! {output.span()=>
         fn __mcp_convert(v: #output, uri: &str) -> ::core::result::Result<
@@ -180,6 +181,7 @@ pub fn resource(r: &Resource) -> TokenStream {
                 __mcp_vars: &[(::std::string::String, ::std::string::String)],
                 __mcp_ctx: ::mcp_runtime::__private::Context,
             ) -> ::mcp_runtime::__private::ResourceFuture {
+                let __mcp_fn = #ident;
                 #(#bind)*
                 #(#extract)*
                 let _ = (&__mcp_ctx, __mcp_vars);
@@ -247,7 +249,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
         }
     }
     let n_args = args.len();
-    let call = invoke(func, &p.params, p.is_async);
+    let call = invoke(&p.params, p.is_async);
     let output = &p.output;
     let output_check = quote_spanned! {output.span()=>
         fn __mcp_convert(v: #output) -> ::core::result::Result<
@@ -279,6 +281,7 @@ pub fn prompt(p: &Prompt) -> TokenStream {
                 >,
                 __mcp_ctx: ::mcp_runtime::__private::Context,
             ) -> ::mcp_runtime::__private::PromptFuture {
+                let __mcp_fn = #ident;
                 #(#bind)*
                 #(#extract)*
                 let _ = (&__mcp_ctx, &__mcp_args);

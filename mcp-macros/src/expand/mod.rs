@@ -132,12 +132,14 @@ pub fn tool(tool: &Tool) -> TokenStream {
     });
     let call_args = tool.params.iter().map(|p| &p.ident);
     let blocking = tool.attr.blocking.as_ref().is_some_and(|b| b.value);
+    // Called as `__mcp_fn`, bound before the arguments: an argument named
+    // like the function (`fn query(query: String)`) would hide it.
     let convert = if tool.is_async {
-        quote!(__mcp_convert(#fn_ident(#(#call_args),*).await))
+        quote!(__mcp_convert(__mcp_fn(#(#call_args),*).await))
     } else if blocking {
-        quote!(::mcp_runtime::__private::call_blocking(move || __mcp_convert(#fn_ident(#(#call_args),*))).await)
+        quote!(::mcp_runtime::__private::call_blocking(move || __mcp_convert(__mcp_fn(#(#call_args),*))).await)
     } else {
-        quote!(__mcp_convert(#fn_ident(#(#call_args),*)))
+        quote!(__mcp_convert(__mcp_fn(#(#call_args),*)))
     };
     let output_check = quote_spanned! {output.span()=>
         fn __mcp_output_schema() -> ::core::option::Option<::mcp_runtime::__private::serde_json::Value> {
@@ -231,6 +233,7 @@ pub fn tool(tool: &Tool) -> TokenStream {
                 __mcp_args: ::core::option::Option<&::mcp_runtime::__private::RawValue>,
                 __mcp_ctx: ::mcp_runtime::__private::Context,
             ) -> ::mcp_runtime::__private::ToolFuture {
+                let __mcp_fn = #fn_ident;
                 #destructure = match ::mcp_runtime::__private::decode_arguments::<__McpArgs>(
                     #name,
                     __mcp_args,

@@ -141,6 +141,44 @@ fn serde_facts(cx: &Ctxt, attrs: &[Attribute]) -> (Option<String>, bool) {
     (rename, has_default)
 }
 
+/// What `#[schemars(..)]` accepts that changes how a value is read too:
+/// written there, it changes only the schema, and the arguments would not
+/// decode as the schema says.
+/// (`with = "Type"` stays: it only names the type whose schema to show.)
+const SERDE_ONLY: &[&str] = &[
+    "rename",
+    "rename_all",
+    "default",
+    "skip",
+    "skip_serializing",
+    "skip_deserializing",
+    "flatten",
+];
+
+/// Refuses the keys of `#[schemars(..)]` attributes that belong in
+/// `#[serde(..)]` on a parameter (see [`SERDE_ONLY`]).
+fn schemars_facts(cx: &Ctxt, m: &str, attrs: &[Attribute]) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        let read = attr.parse_nested_meta(|meta| {
+            if let Some(key) = SERDE_ONLY.iter().find(|k| meta.path.is_ident(k)) {
+                return Err(meta.error(format!(
+                    "#[schemars({key})] on a {m} parameter would change its schema but not how it is read: \
+                     write #[serde({key} ..)] instead"
+                )));
+            }
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.input.parse::<proc_macro2::Group>()?;
+            }
+            Ok(())
+        });
+        if let Err(e) = read {
+            cx.syn_error(e);
+        }
+    }
+}
+
 /// Classifies one parameter; `None` (recorded) when it cannot be read at all.
 pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
     let m = rules.macro_name;
@@ -242,6 +280,7 @@ pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
             complete: None,
         });
     }
+    schemars_facts(cx, m, &carried);
     let (rename, has_default) = serde_facts(cx, &carried);
     let wire = rename.unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
     Some(Param {

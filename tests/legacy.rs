@@ -534,6 +534,17 @@ async fn start(config: HttpConfig) -> std::net::SocketAddr {
     addr
 }
 
+/// A server whose sessions expire after 300 ms idle, and a session of it.
+async fn short_idle_session() -> (std::net::SocketAddr, String) {
+    let addr = start(HttpConfig {
+        session_idle: Duration::from_millis(300),
+        ..HttpConfig::default()
+    })
+    .await;
+    let id = open_session(addr).await;
+    (addr, id)
+}
+
 async fn open_session(addr: std::net::SocketAddr) -> String {
     // The first validation compiles the schema, which takes longer than
     // the tests' shortest idle timeout: done before the session opens.
@@ -649,12 +660,7 @@ async fn an_http_session_gets_server_requests_on_the_call_stream() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_ends_a_session_and_idle_sessions_expire() {
-    let addr = start(HttpConfig {
-        session_idle: Duration::from_millis(300),
-        ..HttpConfig::default()
-    })
-    .await;
-    let id = open_session(addr).await;
+    let (addr, id) = short_idle_session().await;
     let sid = ("mcp-session-id", id.as_str());
     assert_eq!(http(addr, "DELETE", &[sid], "").await.status, 200);
     let gone = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(2, "tools/list", json!({}))).await;
@@ -714,12 +720,7 @@ async fn initialize_on_a_live_session_opens_no_other() {
 /// the request is answered and the session lives on, idle from its end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_is_not_idle_while_a_request_runs() {
-    let addr = start(HttpConfig {
-        session_idle: Duration::from_millis(300),
-        ..HttpConfig::default()
-    })
-    .await;
-    let id = open_session(addr).await;
+    let (addr, id) = short_idle_session().await;
     let sid = ("mcp-session-id", id.as_str());
     let call = legacy(
         2,

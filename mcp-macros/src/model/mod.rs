@@ -110,6 +110,17 @@ fn is_extractor_type(ty: &Type) -> bool {
         .any(|(name, takes_generics)| last.ident == name && generic == *takes_generics)
 }
 
+/// Steps over what follows a key this crate does not read (`= value` or
+/// `(...)`), for the attribute's own macro to read.
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<syn::Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.input.parse::<proc_macro2::Group>()?;
+    }
+    Ok(())
+}
+
 /// Reads `rename = "..."` and `default` out of `#[serde(...)]` attributes.
 fn serde_facts(cx: &Ctxt, attrs: &[Attribute]) -> (Option<String>, bool) {
     let mut rename = None;
@@ -127,10 +138,8 @@ fn serde_facts(cx: &Ctxt, attrs: &[Attribute]) -> (Option<String>, bool) {
                 if meta.input.peek(syn::Token![=]) {
                     meta.value()?.parse::<syn::LitStr>()?;
                 }
-            } else if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.input.parse::<proc_macro2::Group>()?;
+            } else {
+                skip_value(&meta)?;
             }
             Ok(())
         });
@@ -166,12 +175,7 @@ fn schemars_facts(cx: &Ctxt, m: &str, attrs: &[Attribute]) {
                      write #[serde({key} ..)] instead"
                 )));
             }
-            if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.input.parse::<proc_macro2::Group>()?;
-            }
-            Ok(())
+            skip_value(&meta)
         });
         if let Err(e) = read {
             cx.syn_error(e);

@@ -293,7 +293,7 @@ async fn a_listen_stream_that_falls_behind_hears_again_of_what_it_follows() {
     while let Some(m) = stream.next_within(std::time::Duration::from_secs(2)).await {
         heard.push(m);
     }
-    assert_made_up(&heard, &followed);
+    assert_made_up(&heard, &followed, &EVERY_LIST);
 }
 
 /// An event bus that reconnected announces `Missed`: the stream is told
@@ -309,7 +309,7 @@ async fn a_listen_stream_is_told_again_of_what_it_follows_when_events_were_misse
     while let Some(m) = stream.next_within(std::time::Duration::from_millis(500)).await {
         heard.push(m);
     }
-    assert_made_up(&heard, &followed);
+    assert_made_up(&heard, &followed, &EVERY_LIST);
     // Each tagged with the stream's subscription id.
     assert!(
         heard
@@ -319,16 +319,36 @@ async fn a_listen_stream_is_told_again_of_what_it_follows_when_events_were_misse
     );
 }
 
-/// The acknowledgement names only the kinds of notification the server
-/// supports: a server without tools or prompts leaves their lists out.
+/// A stream is agreed every kind of list it asks for, even one the server
+/// has no items of yet: a tool added while it is open is heard of.
 #[tokio::test]
-async fn a_listen_stream_is_agreed_only_what_the_server_declares() {
-    let (addr, _stop) = serve(SubscriptionLimits::default()).await;
-    let (_stream, ack) = listen_acked(addr, Some("alice"), &["notes://today".to_owned()]).await;
+async fn a_kind_of_list_empty_when_the_stream_opens_is_heard_of_when_it_fills() {
+    let server = server(SubscriptionLimits::default());
+    let (addr, _stop) = serve_server(server.clone()).await;
+    let (mut stream, ack) = listen_acked(addr, Some("alice"), &["notes://today".to_owned()]).await;
     assert_eq!(
         ack["params"]["notifications"],
-        json!({"resourcesListChanged": true, "resourceSubscriptions": ["notes://today"]}),
+        json!({
+            "toolsListChanged": true,
+            "promptsListChanged": true,
+            "resourcesListChanged": true,
+            "resourceSubscriptions": ["notes://today"]
+        }),
         "{ack}"
+    );
+    let tool = mcp_runtime::protocol::Tool {
+        name: "late".into(),
+        input_schema: json!({"type": "object"}),
+        ..Default::default()
+    };
+    server
+        .add_tool(mcp_runtime::ToolEntry::dynamic(tool, |_args, _ctx| async { "late" }))
+        .expect("added");
+    let changed = stream.next_within(std::time::Duration::from_secs(2)).await;
+    assert_eq!(
+        changed.as_ref().map(|m| m["method"].clone()),
+        Some(json!("notifications/tools/list_changed")),
+        "{changed:?}"
     );
 }
 
@@ -399,7 +419,7 @@ async fn a_legacy_session_that_falls_behind_hears_again_of_what_it_subscribed_to
         server.notify_resource_updated("notes://days/2");
     }
     let heard = heard_legacy(&mut c).await;
-    assert_made_up(&heard, followed);
+    assert_made_up(&heard, followed, &DECLARED_LISTS);
 }
 
 /// A legacy session told that events were missed (its event bus
@@ -411,7 +431,7 @@ async fn a_legacy_session_is_told_again_of_what_it_subscribed_to_when_events_wer
     let mut c = legacy_subscribed(&server, followed).await;
     server.announce(mcp_runtime::ServerEvent::Missed);
     let heard = heard_legacy(&mut c).await;
-    assert_made_up(&heard, followed);
+    assert_made_up(&heard, followed, &DECLARED_LISTS);
 }
 
 /// A legacy session over stdio, initialized and subscribed to `uri`.
@@ -439,17 +459,27 @@ async fn heard_legacy(c: &mut support::StdioClient) -> Vec<Value> {
 }
 
 /// Asserts that what a stream or session that missed events `heard` is
-/// one update, of `uri`, and the one kind of list the server declares
-/// (it has no tools, no prompts).
-fn assert_made_up(heard: &[Value], uri: &str) {
+/// one update, of `uri`, and a change of each of the lists `lists`.
+fn assert_made_up(heard: &[Value], uri: &str, lists: &[&str]) {
     assert_updated_once(heard, uri);
-    let lists: Vec<&Value> = heard
+    let changed: Vec<&Value> = heard
         .iter()
         .map(|m| &m["method"])
         .filter(|m| *m != "notifications/resources/updated")
         .collect();
-    assert_eq!(lists, ["notifications/resources/list_changed"], "{heard:#?}");
+    assert_eq!(changed, lists, "{heard:#?}");
 }
+
+/// What a listen stream following every kind of list hears of them.
+const EVERY_LIST: [&str; 3] = [
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+];
+
+/// What a legacy session of this server (which declares resources alone)
+/// hears of its lists.
+const DECLARED_LISTS: [&str; 1] = ["notifications/resources/list_changed"];
 
 /// Asserts that of the messages `heard`, one `resources/updated` came, for `uri`.
 fn assert_updated_once(heard: &[Value], uri: &str) {

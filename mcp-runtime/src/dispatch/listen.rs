@@ -104,16 +104,11 @@ pub(crate) fn listen(
                 "subscriptions/listen needs a response stream",
             ));
         };
+        // Every kind of list is agreed to, whether or not the server has
+        // items of it now: its lists can gain them while the stream is open
+        // (`Server::add_tool` and friends, a gateway's upstreams read after
+        // start, a skills folder), and the stream must hear of it.
         let mut filter = params.notifications;
-        // Only the kinds the server declares are agreed to: the others are
-        // left out of the acknowledgement and never sent.
-        let declared = server.catalog().capabilities();
-        filter.tools_list_changed &= declared.tools.is_some();
-        filter.prompts_list_changed &= declared.prompts.is_some();
-        filter.resources_list_changed &= declared.resources.is_some();
-        if declared.resources.is_none() {
-            filter.resource_subscriptions.clear();
-        }
         {
             let limits = server.inner.streams.limits();
             if filter.resource_subscriptions.len() > limits.max_resource_subscriptions {

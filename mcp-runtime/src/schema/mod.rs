@@ -63,6 +63,15 @@ fn bounds_of(format: &str) -> Option<(i64, i64)> {
 /// The keywords whose contents are values, not subschemas.
 const VALUE_KEYWORDS: &[&str] = &["default", "examples", "example", "const", "enum"];
 
+/// The keywords whose contents map names to subschemas.
+const NAMED_SUBSCHEMAS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
 fn strip_formats(value: &mut Value) {
     match value {
         Value::Object(map) => {
@@ -79,10 +88,18 @@ fn strip_formats(value: &mut Value) {
                 map.remove("format");
             }
             // Subschemas only: a `default`, `examples`, `const` or `enum`
-            // holds values, whose own `format` fields are data.
-            map.iter_mut()
-                .filter(|(key, _)| !VALUE_KEYWORDS.contains(&key.as_str()))
-                .for_each(|(_, v)| strip_formats(v));
+            // holds values, whose own `format` fields are data. The maps
+            // of named subschemas (`properties`, `$defs`, ...) hold a
+            // schema under every key, whatever the key is called.
+            for (key, v) in map.iter_mut() {
+                if NAMED_SUBSCHEMAS.contains(&key.as_str()) {
+                    if let Value::Object(named) = v {
+                        named.values_mut().for_each(strip_formats);
+                    }
+                } else if !VALUE_KEYWORDS.contains(&key.as_str()) {
+                    strip_formats(v);
+                }
+            }
         }
         Value::Array(items) => items.iter_mut().for_each(strip_formats),
         _ => {}
@@ -153,8 +170,11 @@ mod tests {
                     "default": {"format": "csv", "compress": false},
                     "examples": [{"format": "int32"}]
                 },
-                "kind": {"const": {"format": "x"}, "enum": [{"format": "y"}]}
-            }
+                "kind": {"const": {"format": "x"}, "enum": [{"format": "y"}]},
+                "default": {"type": "integer", "format": "uint32"},
+                "enum": {"type": "object", "properties": {"const": {"type": "integer", "format": "int32"}}}
+            },
+            "$defs": {"examples": {"type": "integer", "format": "uint8"}}
         });
         strip_formats(&mut schema);
         let props = &schema["properties"];
@@ -170,5 +190,10 @@ mod tests {
             props["kind"],
             json!({"const": {"format": "x"}, "enum": [{"format": "y"}]})
         );
+        // Arguments named like keywords are schemas all the same.
+        assert!(props["default"].get("format").is_none(), "{schema}");
+        assert_eq!(props["default"]["maximum"], json!(u32::MAX), "{schema}");
+        assert!(props["enum"]["properties"]["const"].get("format").is_none(), "{schema}");
+        assert!(schema["$defs"]["examples"].get("format").is_none(), "{schema}");
     }
 }

@@ -973,10 +973,12 @@ impl TaskRelay for Upstream {
     /// connection was lost) is opened again, after half a second doubling
     /// to 30 s while it keeps ending within a minute; one whose
     /// notifications were missed here (more than the client keeps came at
-    /// once) is opened again at once. Each opening sends every followed
-    /// task as it is then: a change is never lost, at worst said twice.
+    /// once) is opened again after a tenth of a second. Each opening sends
+    /// every followed task as it is then: a change is never lost, at worst
+    /// said twice.
     fn follow(&self, tasks: Vec<String>, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
         const FIRST_WAIT: Duration = Duration::from_millis(500);
+        const MISSED_WAIT: Duration = Duration::from_millis(100);
         let client = self.client.clone();
         Box::pin(async move {
             let mut wait = FIRST_WAIT;
@@ -1012,15 +1014,21 @@ impl TaskRelay for Upstream {
                 };
                 // Cancelled at the upstream before another opens.
                 drop(listening);
-                if missed {
-                    continue;
-                }
                 if opened.elapsed() > Duration::from_secs(60) {
                     wait = FIRST_WAIT;
                 }
-                tracing::debug!(upstream = %client.name(), "the stream following its tasks ended; opening it again in {} ms", wait.as_millis());
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(30));
+                // Missed notifications: opened again soon, but at most ten
+                // times a second (each opening sends every followed task
+                // again, which may make other followers miss some too).
+                let pause = match missed {
+                    true => MISSED_WAIT,
+                    false => wait,
+                };
+                tracing::debug!(upstream = %client.name(), missed, "the stream following its tasks ended; opening it again in {} ms", pause.as_millis());
+                tokio::time::sleep(pause).await;
+                if !missed {
+                    wait = (wait * 2).min(Duration::from_secs(30));
+                }
             }
         })
     }

@@ -3,7 +3,8 @@
 //!
 //! Matching a URI against a template binds each variable to the
 //! percent-decoded text it covers. A `{var}` value never contains `/` or
-//! `\` (raw or encoded as `%2F`), never starts with a drive (`C:`) and is
+//! `\` (raw or encoded as `%2F`), never starts with a drive (a letter
+//! and `:`, `C:`) and is
 //! never `.` or `..`; a `{+var}` value may
 //! span `/` but is a relative path: no `.` or `..` segment, no empty one, no
 //! leading `/` or `\`, no drive (`C:`), so a value cannot climb out of the
@@ -177,7 +178,7 @@ fn decode_value(raw: &str, reserved: bool) -> Option<String> {
         return None;
     }
     // A drive (`C:`): joined to a Windows path, it would replace the base.
-    let drive = value.as_bytes().get(1) == Some(&b':');
+    let drive = value.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) && value.as_bytes().get(1) == Some(&b':');
     if !reserved {
         let escapes = drive || value.contains(['/', '\\']) || value == "." || value == "..";
         return (!escapes).then_some(value);
@@ -311,10 +312,13 @@ mod tests {
         let under_docs = UriTemplate::parse("files://docs/{name}").unwrap();
         assert_eq!(under_docs.matches("files://docs/C:secret.txt"), None);
         assert_eq!(under_docs.matches("files://docs/c%3Asecret.txt"), None);
-        assert_eq!(
-            under_docs.matches("files://docs/notes:today"),
-            Some(vec![("name".into(), "notes:today".into())])
-        );
+        for named in ["notes:today", "9:30", "é:1"] {
+            assert_eq!(
+                under_docs.matches(&format!("files://docs/{named}")),
+                Some(vec![("name".into(), named.into())]),
+                "{named}"
+            );
+        }
         let r = UriTemplate::parse("files://{+path}").unwrap();
         assert_eq!(
             r.matches("files://a/b.txt"),

@@ -63,10 +63,14 @@ fn absolute_http_url(url: &str) -> bool {
     let Some(rest) = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")) else {
         return false;
     };
-    if url.contains(['#', '@']) || url.contains(char::is_whitespace) {
+    if url.contains('#') || url.contains(char::is_whitespace) {
         return false;
     }
     let authority = rest.split(['/', '?']).next().unwrap_or_default();
+    // Credentials (`user:pw@host`); an `@` in the path or query is data.
+    if authority.contains('@') {
+        return false;
+    }
     // `[v6]:port`, `host:port`, or either without the port.
     let (host, port) = match authority.strip_prefix('[') {
         Some(bracketed) => match bracketed.split_once(']') {
@@ -325,6 +329,8 @@ mod tests {
             "https://[::1]:8443/mcp?tenant=a",
             "https://[::1]",
             "https://mcp.example.com?x=1",
+            "https://mcp.example.com/@acme/mcp",
+            "https://mcp.example.com/mcp?owner=ada@example.com",
         ] {
             assert!(absolute_http_url(good), "{good}");
         }

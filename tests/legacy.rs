@@ -75,7 +75,6 @@ async fn legacy_long(task: Task) -> &'static str {
     "stopped"
 }
 
-/// Sends the user to sign in at a URL.
 /// Answers after `ms` milliseconds.
 #[tool]
 async fn slow_answer(ms: u64) -> String {
@@ -83,6 +82,7 @@ async fn slow_answer(ms: u64) -> String {
     format!("after {ms} ms")
 }
 
+/// Sends the user to sign in at a URL.
 #[tool]
 fn sign_in(input: Input) -> Flow<String> {
     match input.elicit_url("login", "Sign in to continue.", "https://auth.example.com/login")? {

@@ -250,8 +250,10 @@ pub(crate) fn listen(
                             break;
                         }
                     }
-                    Ok(ServerEvent::Missed) => {
-                        tracing::debug!("a listen stream is told again of what it follows: the event bus reconnected");
+                    // Events were missed (the stream fell behind the
+                    // server's, or the event bus reconnected).
+                    missed @ (Ok(ServerEvent::Missed) | Err(broadcast::error::RecvError::Lagged(_))) => {
+                        tracing::debug!(?missed, "a listen stream is told again of what it follows");
                         if !make_up(server, &filter, principal.as_deref(), &mut sent, &outbound, &id).await {
                             break;
                         }
@@ -263,12 +265,6 @@ pub(crate) fn listen(
                         }
                     }
                     Ok(_) => {}
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(missed, "a listen stream fell behind the server's events");
-                        if !make_up(server, &filter, principal.as_deref(), &mut sent, &outbound, &id).await {
-                            break;
-                        }
-                    }
                     Err(broadcast::error::RecvError::Closed) => break,
                 },
             }

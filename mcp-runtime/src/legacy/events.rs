@@ -41,15 +41,13 @@ pub(crate) async fn forward(server: Server, session: Arc<Session>, outbound: Out
             event = events.recv() => event,
         };
         let missed = match event {
-            Ok(ServerEvent::Missed) => {
-                tracing::debug!("a legacy session is told again of what it follows: the event bus reconnected");
+            // Events were missed (the forwarder fell behind the server's,
+            // or the event bus reconnected).
+            why @ (Ok(ServerEvent::Missed) | Err(RecvError::Lagged(_))) => {
+                tracing::debug!(?why, "a legacy session is told again of what it follows");
                 make_up(&server, &session)
             }
             Ok(event) => vec![event],
-            Err(RecvError::Lagged(missed)) => {
-                tracing::debug!(missed, "a legacy session fell behind the server's events");
-                make_up(&server, &session)
-            }
             Err(RecvError::Closed) => return,
         };
         for message in missed.iter().filter_map(|event| encode(event, &session)) {

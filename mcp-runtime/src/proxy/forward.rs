@@ -554,6 +554,20 @@ impl Upstream {
         progress: bool,
     ) -> Flow<Value> {
         let caller = crate::tasks::caller_key(ctx.principal(), ctx.scope.peer);
+        // Run as a task (the caller declared the extension and the call
+        // outlived its first moments), the upstream's asks are the task's:
+        // the call stays open here while the caller answers with
+        // `tasks/update`, on whichever replica, and the task's cancellation
+        // is what cancels it.
+        let task = ctx
+            .scope
+            .task
+            .get()
+            .filter(|t| t.is_task())
+            .map(|shared| crate::tasks::Task { shared: shared.clone() });
+        // Kept for making the call again after a -32042 in a task; a call
+        // that is no task answers one with a round and needs no copy.
+        let retry = task.as_ref().map(|_| params.clone());
         let (mut call, park) = match resume.park {
             Some(park) => {
                 let parked = self
@@ -578,20 +592,9 @@ impl Upstream {
             }
             None => {
                 url_accepted(&resume.url, input, self.client.name())?;
-                (self.start(method, params.clone(), progress), crate::tasks::new_id())
+                (self.start(method, params, progress), crate::tasks::new_id())
             }
         };
-        // Run as a task (the caller declared the extension and the call
-        // outlived its first moments), the upstream's asks are the task's:
-        // the call stays open here while the caller answers with
-        // `tasks/update`, on whichever replica, and the task's cancellation
-        // is what cancels it.
-        let task = ctx
-            .scope
-            .task
-            .get()
-            .filter(|t| t.is_task())
-            .map(|shared| crate::tasks::Task { shared: shared.clone() });
         let cancel = task
             .as_ref()
             .map_or_else(|| ctx.cancellation().clone(), |t| t.shared.cancel.clone());
@@ -625,11 +628,11 @@ impl Upstream {
                             if e.code() == URL_ELICITATION_REQUIRED
                                 && ctx.protocol_version() == crate::protocol::LATEST_PROTOCOL_VERSION =>
                         {
-                            let Some(task) = &task else {
+                            let (Some(task), Some(retry)) = (&task, &retry) else {
                                 return url_round(e, input);
                             };
                             url_in_task(e, task, self.client.name()).await?;
-                            call = self.start(method, params.clone(), progress);
+                            call = self.start(method, retry.clone(), progress);
                             continue;
                         }
                         done => done.map_err(|e| self.failed(e))?,

@@ -616,6 +616,95 @@ async fn progress_streams_before_the_result() {
     assert_eq!(v["result"]["content"][0]["text"], "did 2 steps");
 }
 
+/// The answer follows `Accept`: a client that takes only JSON gets the
+/// result as one JSON body (its progress notifications, which only a stream
+/// could carry, are not sent), one that takes only event streams gets it as
+/// a stream, and one that takes neither gets 406 (as does a listen stream
+/// for a client that takes no event stream).
+#[tokio::test]
+async fn the_answer_follows_the_accept_header() {
+    let s = start().await;
+    let mut meta = meta_with(json!({}));
+    meta["progressToken"] = json!("tok-1");
+    let params = json!({"name": "progress_steps", "arguments": {"steps": 2}, "_meta": meta});
+    let body = rpc(5, "tools/call", params.clone());
+
+    let headers = standard_headers("tools/call", Some("progress_steps"));
+    let only_json = with_header(headers.clone(), "accept", Some("application/json"));
+    let a = post(s.addr, &only_json, body.clone()).await;
+    assert_eq!(
+        (a.status, a.content_type()),
+        (StatusCode::OK, "application/json"),
+        "{}",
+        a.text
+    );
+    assert_eq!(
+        a.json(Some("tools/call"))["result"]["content"][0]["text"],
+        "did 2 steps"
+    );
+
+    let only_sse = with_header(headers.clone(), "accept", Some("text/event-stream"));
+    let a = post(s.addr, &only_sse, body.clone()).await;
+    assert_eq!(
+        (a.status, a.content_type()),
+        (StatusCode::OK, "text/event-stream"),
+        "{}",
+        a.text
+    );
+    let events: Vec<Value> = a
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect();
+    assert_eq!(events.len(), 3, "{}", a.text);
+    assert_eq!(events[2]["result"]["content"][0]["text"], "did 2 steps");
+    // Without notifications too, the answer comes as a stream.
+    let echo = rpc(6, "tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}));
+    let echo_sse = with_header(standard_headers("tools/call", Some("echo")), "accept", Some("text/*"));
+    let a = post(s.addr, &echo_sse, echo.clone()).await;
+    assert_eq!(
+        (a.status, a.content_type()),
+        (StatusCode::OK, "text/event-stream"),
+        "{}",
+        a.text
+    );
+    let data = a.text.lines().find_map(|l| l.strip_prefix("data:")).unwrap_or_default();
+    let v: Value = serde_json::from_str(data.trim()).unwrap();
+    validate_emitted(&v, Some("tools/call"));
+    assert_eq!(v["result"]["content"][0]["text"], "hi");
+
+    for accept in ["text/html", "*/*;q=0"] {
+        let neither = with_header(headers.clone(), "accept", Some(accept));
+        let a = post(s.addr, &neither, body.clone()).await;
+        assert_eq!(a.status, StatusCode::NOT_ACCEPTABLE, "{accept}: {}", a.text);
+        assert_eq!(error_code(&a.json(None)), -32600, "{}", a.text);
+    }
+
+    let listen = rpc(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let listen_json = with_header(
+        standard_headers("subscriptions/listen", None),
+        "accept",
+        Some("application/json"),
+    );
+    let a = post(s.addr, &listen_json, listen).await;
+    assert_eq!(a.status, StatusCode::NOT_ACCEPTABLE, "{}", a.text);
+
+    // The server serves on: a client that sends no Accept takes either.
+    let plain = with_header(standard_headers("tools/call", Some("echo")), "accept", None);
+    let a = post(s.addr, &plain, echo).await;
+    assert_eq!(
+        (a.status, a.content_type()),
+        (StatusCode::OK, "application/json"),
+        "{}",
+        a.text
+    );
+}
+
 #[tokio::test]
 async fn closing_the_response_stream_cancels_the_handler() {
     let s = start_with(HttpConfig {

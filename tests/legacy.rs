@@ -716,6 +716,32 @@ async fn initialize_on_a_live_session_opens_no_other() {
     assert_eq!(still.status, 200, "{}", still.body);
 }
 
+/// A session's answers follow `Accept` too: `initialize` comes as a stream
+/// (with its session id) to a client that takes only event streams, and the
+/// session's GET stream is 406 for a client that takes none.
+#[tokio::test]
+async fn a_sessions_answers_follow_the_accept_header() {
+    let addr = start(HttpConfig::default()).await;
+    let only_sse = ("accept", "text/event-stream");
+    let r = http(addr, "POST", &[JSON, only_sse], &init_request(1, "2025-11-25")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"), "{}", r.body);
+    validate_legacy(&r.messages()[0], Some("initialize"));
+    let id = r.header("mcp-session-id").expect("a session id").to_owned();
+    let sid = ("mcp-session-id", id.as_str());
+    let get = http(addr, "GET", &[("accept", "application/json"), sid], "").await;
+    assert_eq!(get.status, 406, "{}", get.body);
+    let ping = http(
+        addr,
+        "POST",
+        &[JSON, ("accept", "application/json"), sid],
+        &legacy(2, "ping", json!({})),
+    )
+    .await;
+    assert_eq!(ping.status, 200, "{}", ping.body);
+    assert_eq!(ping.header("content-type"), Some("application/json"), "{}", ping.body);
+}
+
 /// A session whose request runs longer than the idle timeout is not idle:
 /// the request is answered and the session lives on, idle from its end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

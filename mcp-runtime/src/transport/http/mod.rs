@@ -13,6 +13,7 @@
 //! let app = axum::Router::new().route_service("/tools/mcp", McpService::new(server));
 //! ```
 
+mod accept;
 mod auth;
 mod body;
 mod conns;
@@ -237,6 +238,8 @@ impl McpService {
         let via = Via {
             peer,
             http: version_text(version),
+            // Which answers the client takes: a JSON body, an event stream.
+            accepts: accept::Accepts::of(&headers),
         };
         async move {
             // Past the bound, refused at once: a queue without end helps nobody.
@@ -305,8 +308,11 @@ impl McpService {
                     return refused;
                 }
             }
+            let accepts = via.accepts;
             match (&method, &session) {
+                (&Method::POST, _) if !accepts.any() => return not_acceptable("application/json or text/event-stream"),
                 (&Method::POST, _) => {}
+                (&Method::GET, Some(_)) if !accepts.sse => return not_acceptable("text/event-stream"),
                 (&Method::GET, Some(s)) => {
                     let mut stream = self.session_stream(s.clone(), identity);
                     if let Some(until) = watch(bearer) {
@@ -400,7 +406,11 @@ impl McpService {
                 return self.initialize(&request, principal.as_deref(), via);
             }
             drop((method, uri));
-            let until = match request.method == "subscriptions/listen" {
+            let listen = request.method == "subscriptions/listen";
+            if listen && !accepts.sse {
+                return not_acceptable("text/event-stream");
+            }
+            let until = match listen {
                 true => watch(bearer),
                 false => None,
             };
@@ -426,11 +436,12 @@ impl McpService {
                 }
                 self.sessions
                     .insert(session, &crate::tasks::caller_key(principal, via.peer));
-                let mut r = json_reply(Reply {
+                let reply = Reply {
                     body: jsonrpc::encode_result_raw(&request.id, &body),
                     status: 200,
                     retry_after: None,
-                });
+                };
+                let mut r = answer(reply, via.accepts, self.config.keep_alive);
                 if let Ok(v) = http::HeaderValue::from_str(&id) {
                     r.headers_mut().insert("mcp-session-id", v);
                 }
@@ -495,6 +506,7 @@ impl McpService {
         identity: Option<Arc<crate::auth::AccessToken>>,
         via: Via,
     ) -> Response<McpBody> {
+        let accepts = via.accepts;
         let (tx, mut rx) = crate::outbound::stream();
         let cancel = Cancellation::new();
         // A 2025-11-25 session's JSON-RPC errors go with 200, as that era's
@@ -503,7 +515,8 @@ impl McpService {
         let legacy = session.is_some();
         let mut scope = Scope {
             headers,
-            outbound: Some(tx),
+            // A client that takes no event stream hears only the answer.
+            outbound: accepts.sse.then_some(tx),
             cancel: cancel.clone(),
             principal,
             session,
@@ -552,7 +565,9 @@ impl McpService {
                     // Cancelled by the client: nothing to answer.
                     return status(StatusCode::ACCEPTED);
                 }
-                if queued.is_empty() {
+                if queued.is_empty() && !accepts.json && done.status == 200 {
+                    answer(done, accepts, self.config.keep_alive)
+                } else if queued.is_empty() {
                     let challenge = match &self.config.auth {
                         Some(auth) if done.status == 403 => auth::insufficient_scope(auth, &done.body),
                         _ => None,
@@ -571,11 +586,12 @@ impl McpService {
 }
 
 /// How a request came: the client's address, when the stand-alone server
-/// knows it, and the version of HTTP.
+/// knows it, the version of HTTP, and the answers the client takes.
 #[derive(Clone, Copy)]
 struct Via {
     peer: Option<std::net::IpAddr>,
     http: &'static str,
+    accepts: accept::Accepts,
 }
 
 /// An HTTP version as `network.protocol.version` names it.
@@ -676,6 +692,31 @@ impl McpService {
 fn forbidden(why: String) -> Response<McpBody> {
     tracing::warn!("{why}");
     error_response(StatusCode::FORBIDDEN, &crate::error::McpError::invalid_request(why))
+}
+
+/// 406 for a request whose `Accept` allows none of the answers it could get.
+#[cold]
+#[inline(never)]
+fn not_acceptable(wanted: &str) -> Response<McpBody> {
+    let e = crate::error::McpError::invalid_request(format!("Not Acceptable: the Accept header must allow {wanted}"));
+    error_response(StatusCode::NOT_ACCEPTABLE, &e)
+}
+
+/// A 200 answer as the client takes it: a JSON body, or for a client that
+/// takes only event streams the one event of a stream.
+fn answer(reply: Reply, accepts: accept::Accepts, keep_alive: Duration) -> Response<McpBody> {
+    if accepts.json || reply.status != 200 {
+        return json_reply(reply);
+    }
+    let (_tx, rx) = crate::outbound::stream();
+    sse(McpBody::sse(
+        Vec::new(),
+        rx,
+        None,
+        Some(reply),
+        Cancellation::new(),
+        keep_alive,
+    ))
 }
 
 /// 503 for a request past `max_in_flight`.

@@ -3,7 +3,8 @@
 # headless Chromium, through the official host bridge of the MCP Apps SDK, end to end: the
 # server over Streamable HTTP, the view's ui/initialize, tool input and result, then a click
 # in the view that calls the app-only tool after_sales_change_refund through the bridge and the
-# server. See scripts/apps-browser/run.mjs for every step and check.
+# server; and a page of another loopback origin calling the server directly (CORS). See
+# scripts/apps-browser/run.mjs for every step and check.
 #
 #   usage: scripts/apps-browser.sh BIN [--screenshot PATH]
 #

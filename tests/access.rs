@@ -193,6 +193,47 @@ async fn dynamic_entries_resources_and_prompts_carry_scopes() {
     assert_eq!(bad.status, 401);
 }
 
+/// A browser client of an allowed origin gets its preflight answered with
+/// no token (a browser sends none with it), and can read a refusal's
+/// `WWW-Authenticate` to discover where to get one, and the metadata.
+#[tokio::test]
+async fn a_browser_client_discovers_authorization_across_origins() {
+    let addr = serve(true).await;
+    let page = "http://localhost:5173";
+    let header = |a: &Answer, name: &str| a.headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+    let preflight = [
+        ("origin".to_owned(), page.to_owned()),
+        ("access-control-request-method".to_owned(), "POST".to_owned()),
+        (
+            "access-control-request-headers".to_owned(),
+            "authorization, content-type".to_owned(),
+        ),
+    ];
+    let a = exchange(addr, hyper::Method::OPTIONS, &preflight, Vec::new()).await;
+    assert_eq!(a.status, 204, "{}", a.text);
+    assert_eq!(header(&a, "access-control-allow-origin").as_deref(), Some(page));
+
+    let headers = with_header(standard_headers("tools/list", None), "origin", Some(page));
+    let a = post(addr, &headers, rpc(1, "tools/list", json!({}))).await;
+    assert_eq!(a.status, 401, "{}", a.text);
+    assert_eq!(header(&a, "access-control-allow-origin").as_deref(), Some(page));
+    assert!(header(&a, "www-authenticate").is_some_and(|w| w.contains("resource_metadata")));
+    assert!(header(&a, "access-control-expose-headers").is_some_and(|h| h.contains("www-authenticate")));
+
+    let origin = [("origin".to_owned(), page.to_owned())];
+    let mut conn = connect(addr).await;
+    let metadata = build(
+        addr,
+        hyper::Method::GET,
+        "/.well-known/oauth-protected-resource/mcp",
+        &origin,
+        Vec::new(),
+    );
+    let a = read_all(conn.send(metadata).await).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(header(&a, "access-control-allow-origin").as_deref(), Some(page));
+}
+
 #[tokio::test]
 async fn hiding_can_be_turned_off_and_calls_are_still_refused() {
     let addr = serve(false).await;

@@ -463,6 +463,56 @@ async fn host_and_origin_are_checked_against_dns_rebinding() {
     }
 }
 
+/// A browser page of an origin the policy lets in (here a loopback page)
+/// gets its preflight answered and may read the answers; one of another
+/// origin is refused, preflight and all, with no CORS headers.
+#[tokio::test]
+async fn a_browser_page_of_an_allowed_origin_may_call_the_endpoint() {
+    let s = start().await;
+    let page = "http://localhost:5173";
+    let preflight = |origin: &str| {
+        vec![
+            ("origin".to_owned(), origin.to_owned()),
+            ("access-control-request-method".to_owned(), "POST".to_owned()),
+            (
+                "access-control-request-headers".to_owned(),
+                "content-type, mcp-method, mcp-protocol-version".to_owned(),
+            ),
+        ]
+    };
+    let a = exchange(s.addr, Method::OPTIONS, &preflight(page), Vec::new()).await;
+    assert_eq!(a.status, StatusCode::NO_CONTENT, "{}", a.text);
+    let header = |a: &Answer, name: &str| a.headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(header(&a, "access-control-allow-origin").as_deref(), Some(page));
+    assert!(header(&a, "access-control-allow-methods").is_some_and(|m| m.contains("POST")));
+    assert_eq!(
+        header(&a, "access-control-allow-headers").as_deref(),
+        Some("content-type, mcp-method, mcp-protocol-version")
+    );
+
+    let call = with_header(standard_headers("server/discover", None), "origin", Some(page));
+    let a = post(s.addr, &call, rpc(1, "server/discover", json!({}))).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+    assert_eq!(header(&a, "access-control-allow-origin").as_deref(), Some(page));
+    assert!(header(&a, "access-control-expose-headers").is_some_and(|h| h.contains("mcp-session-id")));
+    a.json(Some("server/discover"));
+
+    let evil = "http://evil.example.com";
+    let a = exchange(s.addr, Method::OPTIONS, &preflight(evil), Vec::new()).await;
+    assert_eq!(a.status, StatusCode::FORBIDDEN, "{}", a.text);
+    assert_eq!(header(&a, "access-control-allow-origin"), None);
+    let call = with_header(standard_headers("server/discover", None), "origin", Some(evil));
+    let a = post(s.addr, &call, rpc(2, "server/discover", json!({}))).await;
+    assert_eq!(
+        (a.status, header(&a, "access-control-allow-origin")),
+        (StatusCode::FORBIDDEN, None)
+    );
+
+    // Without an Origin, OPTIONS is no preflight: not a method of the endpoint.
+    let a = exchange(s.addr, Method::OPTIONS, &[], Vec::new()).await;
+    assert_eq!(a.status, StatusCode::METHOD_NOT_ALLOWED, "{}", a.text);
+}
+
 #[tokio::test]
 async fn a_body_larger_than_max_body_is_413() {
     let s = start_with(HttpConfig {

@@ -21,7 +21,10 @@
 //     the view must show the ticket with "Original card", and clicking the store credit button
 //     must change it to "Store credit";
 //  4. checks on the server that the ticket's refund_method is now store_credit, and that a client
-//     without the extension neither sees after_sales_change_refund nor a `_meta.ui` link.
+//     without the extension neither sees after_sales_change_refund nor a `_meta.ui` link;
+//  5. a page of another loopback origin calls the server with fetch (Chromium's CORS preflight
+//     and checks): a server/discover and a 2025-11-25 initialize whose Mcp-Session-Id it reads;
+//     a page of 127.0.0.2, an origin the server does not let in, gets no answer.
 //
 // Prints one summary line and exits 0; on any failure prints what failed, the steps done, the
 // host's message log (window.hostLog), the browser console and the server's output, and exits 1.
@@ -29,6 +32,7 @@
 // MCP_APPS_BROWSER_VERBOSE=1 the same details are printed (to stderr) on success too.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -286,7 +290,76 @@ async function run() {
     if (plainQuery._meta?.ui !== undefined || plainQuery._meta?.['ui/resourceUri'] !== undefined) fail(`a client without the ui extension sees ${QUERY} _meta ${json(plainQuery._meta)}`);
     step(`client without the extension: no ${CHANGE}, no _meta.ui on ${QUERY}`);
 
-    return `apps-browser: view rendered in chromium ${version}, tool called through the ext-apps bridge, refund changed to store_credit: ok`;
+    await crossOrigin(browser, base);
+
+    return `apps-browser: view rendered in chromium ${version}, tool called through the ext-apps bridge, refund changed to store_credit, a page of another loopback origin called the server directly: ok`;
+}
+
+// A browser client on a page of its own: a page of another loopback origin (http://localhost:P,
+// the server being http://127.0.0.1:Q) calls the server with fetch, so Chromium sends a CORS
+// preflight and lets the page read the answer only if the server allows its origin: a 2026-07-28
+// server/discover, then a 2025-11-25 initialize whose Mcp-Session-Id the page must be able to
+// read. A page of 127.0.0.2 (not an origin the server lets in) must not get an answer.
+async function crossOrigin(browser, base) {
+    // A blank page at http://HOST:PORT/, served on loopback for the length of the run.
+    const servePage = async host => {
+        const pages = createHttpServer((req, res) => {
+            res.writeHead(200, { 'content-type': 'text/html' });
+            res.end('<!doctype html><title>a browser client</title>');
+        });
+        await new Promise((resolve, reject) => {
+            pages.once('error', reject);
+            pages.listen(0, host, resolve);
+        });
+        cleanups.push(() => new Promise(resolve => pages.close(() => resolve())));
+        return pages.address().port;
+    };
+    const client = await browser.newPage();
+    client.on('console', msg => consoleLines.push(`[cross-origin ${msg.type()}] ${msg.text()}`.slice(0, 600)));
+    const post = async (origin, method, version, body) => {
+        await client.goto(`${origin}/`);
+        return client.evaluate(
+            async ({ url, method, version, body }) => {
+                try {
+                    const res = await fetch(url, {
+                        method: 'POST',
+                        headers: {
+                            'content-type': 'application/json',
+                            accept: 'application/json, text/event-stream',
+                            'mcp-protocol-version': version,
+                            'mcp-method': method
+                        },
+                        body: JSON.stringify(body)
+                    });
+                    return { status: res.status, session: res.headers.get('mcp-session-id'), text: await res.text() };
+                } catch (err) {
+                    return { error: String(err) };
+                }
+            },
+            { url: `${base}/mcp`, method, version, body }
+        );
+    };
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const discover = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } };
+    const page = `http://localhost:${await servePage('127.0.0.1')}`;
+    const found = await post(page, 'server/discover', '2026-07-28', discover);
+    if (found.error || found.status !== 200) fail(`a page of ${page} could not call server/discover: ${json(found)}`);
+    const answer = JSON.parse(found.text);
+    if (!answer.result?.supportedVersions?.includes('2026-07-28')) fail(`server/discover from ${page} answered ${found.text.slice(0, 300)}`);
+    const init = {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'a-page', version: '1.0.0' } }
+    };
+    const opened = await post(page, 'initialize', '2025-11-25', init);
+    if (opened.error || opened.status !== 200 || !opened.session) fail(`a page of ${page} could not open a session and read its id: ${json(opened)}`);
+    step(`a page of ${page} called ${base} directly: server/discover answered, session ${opened.session} opened`);
+    const stranger = `http://127.0.0.2:${await servePage('127.0.0.2')}`;
+    const refused = await post(stranger, 'server/discover', '2026-07-28', discover);
+    if (!refused.error) fail(`a page of ${stranger} got an answer: ${json(refused)}`);
+    step(`a page of ${stranger} got no answer (${refused.error})`);
+    await client.close();
 }
 
 async function cleanup() {

@@ -17,6 +17,7 @@ mod accept;
 mod auth;
 mod body;
 mod conns;
+mod cors;
 mod guard;
 mod handshakes;
 mod listen;
@@ -231,7 +232,7 @@ impl McpService {
             method,
             uri,
             version,
-            mut headers,
+            headers,
             extensions,
             ..
         } = parts;
@@ -241,6 +242,7 @@ impl McpService {
             // Which answers the client takes: a JSON body, an event stream.
             accepts: accept::Accepts::of(&headers),
         };
+        drop(extensions);
         async move {
             // Past the bound, refused at once: a queue without end helps nobody.
             let _admitted = match self.config.max_in_flight {
@@ -257,11 +259,49 @@ impl McpService {
                 let e = crate::error::McpError::invalid_request("Bad Request: missing Host header");
                 return error_response(StatusCode::BAD_REQUEST, &e);
             };
-            let origin = header_text(&headers, &header::ORIGIN);
-            if let Err(why) = self.config.hosts.check(Some(&host), origin.as_deref()) {
+            let origin = headers.get(header::ORIGIN).cloned();
+            if let Err(why) = self
+                .config
+                .hosts
+                .check(Some(&host), origin.as_ref().map(crate::headers::text).as_deref())
+            {
                 return forbidden(why);
             }
-            drop((host, origin));
+            drop(host);
+            // A browser's preflight: answered before authorization, which
+            // it carries none of.
+            if origin.is_some() && cors::is_preflight(&method, &headers) {
+                let mut r = cors::preflight(&headers);
+                if let Some(origin) = origin {
+                    cors::allow(&mut r, origin);
+                }
+                return r;
+            }
+            let mut response = self.serve_admitted(method, uri, headers, body, via).await;
+            if let Some(origin) = origin {
+                cors::allow(&mut response, origin);
+            }
+            response
+        }
+    }
+
+    /// Answers a request that came from a host and origin this server
+    /// serves, and was admitted: from authorization on.
+    // Not an `async fn`, as `serve`.
+    #[allow(clippy::manual_async_fn)]
+    fn serve_admitted<B>(
+        &self,
+        method: Method,
+        uri: http::Uri,
+        mut headers: HeaderMap,
+        body: B,
+        via: Via,
+    ) -> impl Future<Output = Response<McpBody>> + Send + '_
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        async move {
             let identity = match &self.config.auth {
                 None => None,
                 Some(auth) => {
@@ -281,7 +321,6 @@ impl McpService {
                 let auth = self.config.auth.as_ref()?;
                 auth.watch(crate::auth::bearer_value(bearer.as_ref()?).ok()??)
             };
-            drop(extensions);
             // Who is asking: the token's subject, or what the authenticating
             // proxy in front says in `principal_header`.
             let principal = match &identity {

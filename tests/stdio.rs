@@ -475,6 +475,27 @@ async fn a_cancellation_behind_a_waiting_request_is_read() {
     assert_eq!(v["result"]["content"][0]["text"], "ahead");
 }
 
+/// A request still waiting for room (`MAX_IN_FLIGHT` run) that the client
+/// cancels never runs and is never answered: the next answer is the one
+/// behind it, once a running request ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiting_request_that_is_cancelled_never_runs() {
+    let never = support::request(
+        9_997,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "cancelled while waiting"}}),
+    );
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9997}}"#;
+    let after = support::request(
+        9_996,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "after"}}),
+    );
+    let v = first_answer_behind_a_full_house(&[never, cancel.to_owned(), CANCEL_FIRST.to_owned(), after]).await;
+    assert_eq!(v["id"], 9_996, "{v}");
+    assert_eq!(v["result"]["content"][0]["text"], "after");
+}
+
 /// A client that writes without reading the answers is read until
 /// `MAX_UNWRITTEN` bytes of answers wait, then held up by the pipe; once it
 /// reads, the rest is read and every line answered.

@@ -168,6 +168,7 @@ where
                 if full && is_request(text) {
                     held.push(text.to_vec());
                 } else {
+                    held.cancel_by(text);
                     receive_line(&mut connection, text);
                 }
                 reader.consume(end + 1);
@@ -179,7 +180,10 @@ where
                 connection.receive_rejected(&error);
             }
             LineRead::Line if full && is_request(&line) => held.push(std::mem::take(&mut line)),
-            LineRead::Line => receive_line(&mut connection, &line),
+            LineRead::Line => {
+                held.cancel_by(&line);
+                receive_line(&mut connection, &line);
+            }
         }
         // Many lines may be read without waiting (the reader's buffer, a
         // pipe that is never empty): now and then the writer and the
@@ -217,6 +221,28 @@ impl Held {
         let line = self.lines.pop_front()?;
         self.bytes = self.bytes.saturating_sub(line.len());
         Some(line)
+    }
+
+    /// Drops the request held that `line` cancels, if it is a cancellation
+    /// of one: it is never run, and never answered (as a running one that
+    /// is cancelled is not).
+    fn cancel_by(&mut self, line: &[u8]) {
+        if self.lines.is_empty() {
+            return;
+        }
+        let Ok(crate::jsonrpc::Message::Notification(n)) = crate::jsonrpc::parse(trim(line)) else {
+            return;
+        };
+        let Some(id) = crate::jsonrpc::cancelled_request(&n) else {
+            return;
+        };
+        let at = self.lines.iter().position(
+            |held| matches!(crate::jsonrpc::parse(trim(held)), Ok(crate::jsonrpc::Message::Request(r)) if r.id == id),
+        );
+        if let Some(line) = at.and_then(|at| self.lines.remove(at)) {
+            self.bytes = self.bytes.saturating_sub(line.len());
+            tracing::debug!(%id, "request cancelled by the client before it started");
+        }
     }
 
     /// Whether reading waits until one starts.

@@ -55,7 +55,10 @@ pub fn collect(attrs: &[Attribute]) -> Option<Doc> {
         pieces.push(match &nv.value {
             Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
                 let line = s.value();
-                Piece::Line(line.strip_prefix(' ').unwrap_or(&line).trim_end().to_owned())
+                match unblock(&line) {
+                    Some(block) => Piece::Line(block),
+                    None => Piece::Line(line.strip_prefix(' ').unwrap_or(&line).trim_end().to_owned()),
+                }
             }
             other => Piece::Expr(other.clone()),
         });
@@ -73,4 +76,79 @@ pub fn collect(attrs: &[Attribute]) -> Option<Doc> {
     let text = lines.join("\n");
     let text = text.trim();
     (!text.is_empty()).then(|| Doc::Text(text.to_owned()))
+}
+
+/// The text of a block doc comment (`/** ... */`, one attribute of many
+/// lines) without its decoration, as rustdoc shows it: the blank first and
+/// last lines dropped, a ` * ` before every line taken off when every line
+/// has one, and the indentation the lines share. `None` for one line.
+pub fn unblock(text: &str) -> Option<String> {
+    if !text.contains('\n') {
+        return None;
+    }
+    let mut lines: Vec<&str> = text.lines().collect();
+    if lines.first().is_some_and(|l| l.trim().is_empty()) {
+        lines.remove(0);
+    }
+    if lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    let starred = lines.iter().all(|l| l.trim_start().starts_with('*'));
+    let lines: Vec<&str> = match starred {
+        true => lines
+            .iter()
+            .map(|l| {
+                let rest = l.trim_start().strip_prefix('*').unwrap_or_default();
+                rest.strip_prefix(' ').unwrap_or(rest)
+            })
+            .collect(),
+        false => lines,
+    };
+    let indent = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let lines: Vec<&str> = lines.iter().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect();
+    Some(lines.join("\n"))
+}
+
+/// A parameter's doc attribute as the schema derive should read it: a block
+/// doc comment without its decoration (see [`unblock`]), any other as it is.
+pub fn carried(attr: Attribute) -> Attribute {
+    let Meta::NameValue(nv) = &attr.meta else { return attr };
+    let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value else {
+        return attr;
+    };
+    match unblock(&s.value()) {
+        Some(text) => {
+            let lit = syn::LitStr::new(&text, s.span());
+            syn::parse_quote_spanned!(syn::spanned::Spanned::span(&attr)=> #[doc = #lit])
+        }
+        None => attr,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_comments_lose_their_decoration() {
+        assert_eq!(unblock(" one line "), None);
+        assert_eq!(
+            unblock("\n     * Adds two numbers.\n     *\n     *   indented\n     ").as_deref(),
+            Some("Adds two numbers.\n\n  indented")
+        );
+        assert_eq!(
+            unblock("\n    Plain block.\n      More.\n").as_deref(),
+            Some("Plain block.\n  More.")
+        );
+        // A star that is part of the text is kept when not every line has one.
+        assert_eq!(
+            unblock("\n  * a bullet\n  and text\n").as_deref(),
+            Some("* a bullet\nand text")
+        );
+    }
 }

@@ -219,8 +219,9 @@ pub fn param(cx: &Ctxt, arg: &mut FnArg, rules: ParamRules) -> Option<Param> {
             marked_arg = Some(attr.span());
         } else if rules.schema_attrs && path.is_ident("arguments") {
             whole = Some(attr);
-        } else if path.is_ident("doc") || (rules.schema_attrs && (path.is_ident("serde") || path.is_ident("schemars")))
-        {
+        } else if path.is_ident("doc") {
+            carried.push(crate::docs::carried(attr));
+        } else if rules.schema_attrs && (path.is_ident("serde") || path.is_ident("schemars")) {
             carried.push(attr);
         } else if rules.schema_attrs && path.is_ident("header") {
             if let Some(header) = header_attr(cx, &attr) {

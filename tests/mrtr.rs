@@ -216,6 +216,36 @@ async fn a_multi_round_flow_with_typed_state() {
     c.close().await.unwrap();
 }
 
+/// An answer to a question the round did not put is ignored, not kept for
+/// a later round that puts it: that round asks it as usual.
+#[tokio::test]
+async fn an_answer_to_a_question_not_asked_is_ignored() {
+    let mut c = client();
+    let args = json!({"item": "shirt"});
+    let r1 = c
+        .call(1, "tools/call", params("order", args.clone(), caps_all(), json!({})))
+        .await;
+    let state1 = r1["result"]["requestState"].as_str().unwrap().to_owned();
+    let responses = json!({
+        "shipping": accept(json!({"city": "Lyon", "express": false})),
+        "size": accept(json!({"size": "s"})),
+    });
+    let extra = json!({"inputResponses": responses, "requestState": state1});
+    let r2 = c
+        .call(2, "tools/call", params("order", args.clone(), caps_all(), extra))
+        .await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    assert!(r2["result"]["inputRequests"]["size"].is_object(), "{r2}");
+    let state2 = r2["result"]["requestState"].as_str().unwrap().to_owned();
+    let extra = json!({"inputResponses": {"size": accept(json!({"size": "m"}))}, "requestState": state2});
+    let r3 = c.call(3, "tools/call", params("order", args, caps_all(), extra)).await;
+    assert_eq!(
+        r3["result"]["content"][0]["text"], "shirt to Lyon, size Some(M), express false",
+        "{r3}"
+    );
+    c.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn decline_and_cancel_are_distinct() {
     let mut c = client();

@@ -125,6 +125,7 @@ fn setup() -> &'static (Sealer, Vec<Genuine>) {
             round: 3,
             exp: 0,
             link: None,
+            asked: Some(vec!["confirm".into()]),
         };
         let cases: [(&Sealer, Sealed, &str, &str, Option<Value>, Option<&str>); 4] = [
             (

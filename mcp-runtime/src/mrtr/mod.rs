@@ -119,7 +119,10 @@ pub(crate) fn open_round<'b>(
         Some(text) => {
             let new: Map<String, Value> = serde_json::from_str(text)
                 .map_err(|_| McpError::invalid_params("Invalid params: inputResponses must be an object"))?;
-            answers.extend(new);
+            // Only what the last round asked for: an answer to a question
+            // never put is not kept for a later round that puts it.
+            let asked = |key: &String| sealed.asked.as_ref().is_none_or(|keys| keys.contains(key));
+            answers.extend(new.into_iter().filter(|(key, _)| asked(key)));
         }
     }
     Ok(MrtrScope {
@@ -150,6 +153,7 @@ pub(crate) fn close_round(
         round: scope.round.saturating_add(1),
         exp: 0,
         link: crate::telemetry::current_link(),
+        asked: Some(ir.input_requests.keys().cloned().collect()),
     };
     let text = sealer
         .seal(sealed, binding)

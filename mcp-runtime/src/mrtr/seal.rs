@@ -82,6 +82,11 @@ pub struct Sealed {
     /// whole dialogue (on whichever replica each round lands).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<String>,
+    /// The keys the round that sealed it asked for: the retry's
+    /// `inputResponses` are taken for these alone (others are ignored, as a
+    /// task's are). `None` in states sealed before it was kept: any key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<Vec<String>>,
 }
 
 /// Seals and opens `requestState` with a list of keys (newest first: it
@@ -352,6 +357,7 @@ mod tests {
             round: 1,
             exp: 0,
             link: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
+            asked: Some(vec!["k".into()]),
         }
     }
 

@@ -24,6 +24,13 @@ impl Accepts {
     /// that can be read, allows both. For each of the two types the most
     /// specific range that names it decides, and `q=0` refuses it.
     pub(super) fn of(headers: &HeaderMap) -> Accepts {
+        // What clients send, told at a glance.
+        let mut values = headers.get_all(header::ACCEPT).iter();
+        match (values.next(), values.next()) {
+            (None, _) => return Accepts::BOTH,
+            (Some(only), None) if USUAL.contains(&only.as_bytes()) => return Accepts::BOTH,
+            _ => {}
+        }
         let mut json = Best::default();
         let mut sse = Best::default();
         let mut read = false;
@@ -58,6 +65,15 @@ impl Accepts {
         self.json || self.sse
     }
 }
+
+/// The `Accept` values of the field that allow both, spelled as clients
+/// spell them.
+const USUAL: [&[u8]; 4] = [
+    b"application/json, text/event-stream",
+    b"text/event-stream, application/json",
+    b"application/json,text/event-stream",
+    b"*/*",
+];
 
 /// The most specific range naming a type seen so far, and whether it allows it.
 #[derive(Default)]

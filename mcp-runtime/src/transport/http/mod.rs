@@ -232,7 +232,7 @@ impl McpService {
             method,
             uri,
             version,
-            headers,
+            mut headers,
             extensions,
             ..
         } = parts;
@@ -277,187 +277,178 @@ impl McpService {
                 }
                 return r;
             }
-            let mut response = self.serve_admitted(method, uri, headers, body, via).await;
+            // Answered from here on, then shown to the page of its origin.
+            let mut response = 'answer: {
+                let identity = match &self.config.auth {
+                    None => None,
+                    Some(auth) => {
+                        if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
+                            break 'answer auth::metadata(auth, &method, uri.path());
+                        }
+                        match auth::authorize(auth, &headers, via.peer).await {
+                            Ok(token) => Some(token),
+                            Err(refusal) => break 'answer refusal,
+                        }
+                    }
+                };
+                // The token is for this server alone: nothing below sees it. A
+                // stream it opens ends when its verifier refuses it later on.
+                let bearer = headers.remove(header::AUTHORIZATION);
+                let watch = |bearer: Option<http::HeaderValue>| {
+                    let auth = self.config.auth.as_ref()?;
+                    auth.watch(crate::auth::bearer_value(bearer.as_ref()?).ok()??)
+                };
+                // Who is asking: the token's subject, or what the authenticating
+                // proxy in front says in `principal_header`.
+                let principal = match &identity {
+                    Some(token) => Some(token.subject.clone()),
+                    None => self
+                        .config
+                        .principal_header
+                        .as_deref()
+                        .and_then(|h| header_text(&headers, h))
+                        .map(Cow::into_owned),
+                };
+                // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
+                let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
+                    None => (None, false),
+                    Some(id) => match self.sessions.get(&id) {
+                        // Another principal's session is as good as unknown.
+                        Some(s) if s.owned_by(principal.as_deref()) => (Some(s), false),
+                        _ => (None, true),
+                    },
+                };
+                // A session's GET and DELETE speak its revision.
+                if let (&Method::GET | &Method::DELETE, Some(_)) = (&method, &session) {
+                    if let Some(refused) = legacy_version_refused(&headers) {
+                        break 'answer refused;
+                    }
+                }
+                let accepts = via.accepts;
+                match (&method, &session) {
+                    (&Method::POST, _) if !accepts.any() => {
+                        break 'answer not_acceptable("application/json or text/event-stream")
+                    }
+                    (&Method::POST, _) => {}
+                    (&Method::GET, Some(_)) if !accepts.sse => break 'answer not_acceptable("text/event-stream"),
+                    (&Method::GET, Some(s)) => {
+                        let mut stream = self.session_stream(s.clone(), identity);
+                        if let Some(until) = watch(bearer) {
+                            stream.body_mut().end_when(until);
+                        }
+                        break 'answer stream;
+                    }
+                    (&Method::DELETE, Some(s)) => {
+                        if let Some(id) = &s.id {
+                            self.sessions.remove(id);
+                        }
+                        break 'answer status(StatusCode::OK);
+                    }
+                    (&Method::GET | &Method::DELETE, None) if unknown_session => break 'answer session_not_found(),
+                    _ => {
+                        let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
+                        r.headers_mut()
+                            .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
+                        break 'answer r;
+                    }
+                }
+                let json = b"application/json";
+                let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|ct| {
+                    ct.as_bytes()
+                        .get(..json.len())
+                        .is_some_and(|p| p.eq_ignore_ascii_case(json))
+                });
+                if !is_json {
+                    let e = crate::error::McpError::invalid_request("Content-Type must be application/json");
+                    break 'answer error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
+                }
+                let bytes = match body::read(body, self.config.max_body, self.config.body_read_timeout).await {
+                    Ok(bytes) => bytes,
+                    Err(e) => break 'answer e.response(),
+                };
+                let parsed = jsonrpc::parse(&bytes);
+                // A message of a session (not a modern request) speaks its revision.
+                if session.is_some() && parsed.as_ref().is_ok_and(|m| !is_modern(m)) {
+                    if let Some(refused) = legacy_version_refused(&headers) {
+                        break 'answer refused;
+                    }
+                }
+                let (request, session) = match parsed {
+                    Err(rejected) => {
+                        let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
+                        *r.status_mut() = StatusCode::BAD_REQUEST;
+                        break 'answer r;
+                    }
+                    Ok(_) if unknown_session && !modern_request(&bytes) => break 'answer session_not_found(),
+                    Ok(Message::Notification(n)) => {
+                        let of = session.as_ref().map(|s| (s.id.as_deref(), s.version));
+                        crate::telemetry::notification(
+                            &n.method,
+                            n.params.as_deref(),
+                            "tcp",
+                            Some(via.http),
+                            of,
+                            || {
+                                // A session's client cancels its request with a notification
+                                // (2025-11-25); a 2026-07-28 client closes the request's stream.
+                                if let (Some(session), Some(id)) = (&session, crate::jsonrpc::cancelled_request(&n)) {
+                                    if session.cancel_request(&id) {
+                                        tracing::debug!(%id, "request cancelled by the client");
+                                    }
+                                }
+                            },
+                        );
+                        break 'answer status(StatusCode::ACCEPTED);
+                    }
+                    Ok(Message::Response(r)) => {
+                        // Only a legacy session's server-to-client request awaits an answer.
+                        let id = r.id.clone();
+                        if session.is_some_and(|s| s.deliver(r)) {
+                            break 'answer status(StatusCode::ACCEPTED);
+                        }
+                        let e = crate::error::McpError::invalid_request("No request is waiting for this response");
+                        let mut reply = json_reply(Reply::error(Some(&id), &e));
+                        *reply.status_mut() = StatusCode::BAD_REQUEST;
+                        break 'answer reply;
+                    }
+                    // A modern request is served statelessly, whatever session
+                    // header an earlier legacy exchange left on it.
+                    Ok(Message::Request(r))
+                        if session.is_some() && crate::meta::has_protocol_version(r.params.as_deref()) =>
+                    {
+                        (r, None)
+                    }
+                    Ok(Message::Request(r)) => (r, session),
+                };
+                // The request owns what it needs; the body's buffer goes back now.
+                drop(bytes);
+                // On a live session, `initialize` is the session's to refuse
+                // (it is initialized already), not a second session.
+                if request.method == "initialize"
+                    && session.is_none()
+                    && !crate::meta::has_protocol_version(request.params.as_deref())
+                {
+                    break 'answer self.initialize(&request, principal.as_deref(), via);
+                }
+                drop((method, uri));
+                let listen = request.method == "subscriptions/listen";
+                if listen && !accepts.sse {
+                    break 'answer not_acceptable("text/event-stream");
+                }
+                let until = match listen {
+                    true => watch(bearer),
+                    false => None,
+                };
+                let mut response = self
+                    .respond(request, HeaderFacts::http(headers), principal, session, identity, via)
+                    .await;
+                if let Some(until) = until {
+                    response.body_mut().end_when(until);
+                }
+                response
+            };
             if let Some(origin) = origin {
                 cors::allow(&mut response, origin);
-            }
-            response
-        }
-    }
-
-    /// Answers a request that came from a host and origin this server
-    /// serves, and was admitted: from authorization on.
-    // Not an `async fn`, as `serve`.
-    #[allow(clippy::manual_async_fn)]
-    fn serve_admitted<B>(
-        &self,
-        method: Method,
-        uri: http::Uri,
-        mut headers: HeaderMap,
-        body: B,
-        via: Via,
-    ) -> impl Future<Output = Response<McpBody>> + Send + '_
-    where
-        B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
-        async move {
-            let identity = match &self.config.auth {
-                None => None,
-                Some(auth) => {
-                    if uri.path().starts_with(auth::WELL_KNOWN_METADATA) {
-                        return auth::metadata(auth, &method, uri.path());
-                    }
-                    match auth::authorize(auth, &headers, via.peer).await {
-                        Ok(token) => Some(token),
-                        Err(refusal) => return refusal,
-                    }
-                }
-            };
-            // The token is for this server alone: nothing below sees it. A
-            // stream it opens ends when its verifier refuses it later on.
-            let bearer = headers.remove(header::AUTHORIZATION);
-            let watch = |bearer: Option<http::HeaderValue>| {
-                let auth = self.config.auth.as_ref()?;
-                auth.watch(crate::auth::bearer_value(bearer.as_ref()?).ok()??)
-            };
-            // Who is asking: the token's subject, or what the authenticating
-            // proxy in front says in `principal_header`.
-            let principal = match &identity {
-                Some(token) => Some(token.subject.clone()),
-                None => self
-                    .config
-                    .principal_header
-                    .as_deref()
-                    .and_then(|h| header_text(&headers, h))
-                    .map(Cow::into_owned),
-            };
-            // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
-            let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
-                None => (None, false),
-                Some(id) => match self.sessions.get(&id) {
-                    // Another principal's session is as good as unknown.
-                    Some(s) if s.owned_by(principal.as_deref()) => (Some(s), false),
-                    _ => (None, true),
-                },
-            };
-            // A session's GET and DELETE speak its revision.
-            if let (&Method::GET | &Method::DELETE, Some(_)) = (&method, &session) {
-                if let Some(refused) = legacy_version_refused(&headers) {
-                    return refused;
-                }
-            }
-            let accepts = via.accepts;
-            match (&method, &session) {
-                (&Method::POST, _) if !accepts.any() => return not_acceptable("application/json or text/event-stream"),
-                (&Method::POST, _) => {}
-                (&Method::GET, Some(_)) if !accepts.sse => return not_acceptable("text/event-stream"),
-                (&Method::GET, Some(s)) => {
-                    let mut stream = self.session_stream(s.clone(), identity);
-                    if let Some(until) = watch(bearer) {
-                        stream.body_mut().end_when(until);
-                    }
-                    return stream;
-                }
-                (&Method::DELETE, Some(s)) => {
-                    if let Some(id) = &s.id {
-                        self.sessions.remove(id);
-                    }
-                    return status(StatusCode::OK);
-                }
-                (&Method::GET | &Method::DELETE, None) if unknown_session => return session_not_found(),
-                _ => {
-                    let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
-                    r.headers_mut()
-                        .insert(header::ALLOW, http::HeaderValue::from_static("POST"));
-                    return r;
-                }
-            }
-            let json = b"application/json";
-            let is_json = headers.get(header::CONTENT_TYPE).is_some_and(|ct| {
-                ct.as_bytes()
-                    .get(..json.len())
-                    .is_some_and(|p| p.eq_ignore_ascii_case(json))
-            });
-            if !is_json {
-                let e = crate::error::McpError::invalid_request("Content-Type must be application/json");
-                return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, &e);
-            }
-            let bytes = match body::read(body, self.config.max_body, self.config.body_read_timeout).await {
-                Ok(bytes) => bytes,
-                Err(e) => return e.response(),
-            };
-            let parsed = jsonrpc::parse(&bytes);
-            // A message of a session (not a modern request) speaks its revision.
-            if session.is_some() && parsed.as_ref().is_ok_and(|m| !is_modern(m)) {
-                if let Some(refused) = legacy_version_refused(&headers) {
-                    return refused;
-                }
-            }
-            let (request, session) = match parsed {
-                Err(rejected) => {
-                    let mut r = json_reply(Reply::error(rejected.id.as_ref(), &rejected.error));
-                    *r.status_mut() = StatusCode::BAD_REQUEST;
-                    return r;
-                }
-                Ok(_) if unknown_session && !modern_request(&bytes) => return session_not_found(),
-                Ok(Message::Notification(n)) => {
-                    let of = session.as_ref().map(|s| (s.id.as_deref(), s.version));
-                    crate::telemetry::notification(&n.method, n.params.as_deref(), "tcp", Some(via.http), of, || {
-                        // A session's client cancels its request with a notification
-                        // (2025-11-25); a 2026-07-28 client closes the request's stream.
-                        if let (Some(session), Some(id)) = (&session, crate::jsonrpc::cancelled_request(&n)) {
-                            if session.cancel_request(&id) {
-                                tracing::debug!(%id, "request cancelled by the client");
-                            }
-                        }
-                    });
-                    return status(StatusCode::ACCEPTED);
-                }
-                Ok(Message::Response(r)) => {
-                    // Only a legacy session's server-to-client request awaits an answer.
-                    let id = r.id.clone();
-                    if session.is_some_and(|s| s.deliver(r)) {
-                        return status(StatusCode::ACCEPTED);
-                    }
-                    let e = crate::error::McpError::invalid_request("No request is waiting for this response");
-                    let mut reply = json_reply(Reply::error(Some(&id), &e));
-                    *reply.status_mut() = StatusCode::BAD_REQUEST;
-                    return reply;
-                }
-                // A modern request is served statelessly, whatever session
-                // header an earlier legacy exchange left on it.
-                Ok(Message::Request(r))
-                    if session.is_some() && crate::meta::has_protocol_version(r.params.as_deref()) =>
-                {
-                    (r, None)
-                }
-                Ok(Message::Request(r)) => (r, session),
-            };
-            // The request owns what it needs; the body's buffer goes back now.
-            drop(bytes);
-            // On a live session, `initialize` is the session's to refuse
-            // (it is initialized already), not a second session.
-            if request.method == "initialize"
-                && session.is_none()
-                && !crate::meta::has_protocol_version(request.params.as_deref())
-            {
-                return self.initialize(&request, principal.as_deref(), via);
-            }
-            drop((method, uri));
-            let listen = request.method == "subscriptions/listen";
-            if listen && !accepts.sse {
-                return not_acceptable("text/event-stream");
-            }
-            let until = match listen {
-                true => watch(bearer),
-                false => None,
-            };
-            let mut response = self
-                .respond(request, HeaderFacts::http(headers), principal, session, identity, via)
-                .await;
-            if let Some(until) = until {
-                response.body_mut().end_when(until);
             }
             response
         }

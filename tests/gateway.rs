@@ -1002,6 +1002,69 @@ async fn a_listen_stream_follows_an_upstreams_task() {
     let _ = stop.send(());
 }
 
+/// A caller's subscription to an upstream's resource is followed upstream:
+/// the upstream's `notifications/resources/updated` reaches the caller, a
+/// 2026-07-28 caller on its listen stream or a 2025-11-25 one in its
+/// session, with the upstream spoken to in `era`.
+async fn resource_updates_pass_through(era: Era, legacy_caller: bool) {
+    let server = gateway(vec![(
+        "ev",
+        Client::stdio(everything(), Vec::<String>::new()).name("ev").era(era),
+    )]);
+    let client = match legacy_caller {
+        true => TestClient::new(&server).legacy(),
+        false => TestClient::new(&server),
+    };
+    until_listed(&client, "ev_test_trigger_resource_update").await;
+    let updated = |client: &TestClient| {
+        client.notifications().iter().any(|n| {
+            n["method"] == "notifications/resources/updated" && n["params"]["uri"] == "test://watched-resource"
+        })
+    };
+    // Not followed: the upstream's update reaches nobody.
+    client
+        .call_tool("ev_test_trigger_resource_update", json!({}))
+        .await
+        .expect("served");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!updated(&client), "{:?}", client.notifications());
+
+    client.listen(&["test://watched-resource"]).await.expect("listening");
+    // The gateway follows it upstream as soon as it can: until then an
+    // update upstream is not heard of, so the trigger is pulled until it is.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !updated(&client) {
+        assert!(
+            Instant::now() < deadline,
+            "no update within 15 s: {:?}",
+            client.notifications()
+        );
+        client
+            .call_tool("ev_test_trigger_resource_update", json!({}))
+            .await
+            .expect("served");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    for n in client.notifications() {
+        support::validate_emitted(&n, None);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_callers_subscription_follows_a_2026_upstreams_resource() {
+    resource_updates_pass_through(Era::Latest, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_callers_subscription_follows_a_2025_upstreams_resource() {
+    resource_updates_pass_through(Era::Legacy, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_callers_subscription_follows_a_2026_upstreams_resource() {
+    resource_updates_pass_through(Era::Latest, true).await;
+}
+
 /// `server` over HTTP on a loopback port: its address, and what stops it.
 async fn serve_over_http(server: &Server) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
     use mcp_runtime::transport::http::{HttpConfig, HttpServer};

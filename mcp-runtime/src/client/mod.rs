@@ -29,6 +29,7 @@ mod credentials;
 mod http;
 mod inbox;
 mod listen;
+pub(crate) use listen::Listening;
 mod stdio;
 
 pub use crate::calls::Calls;

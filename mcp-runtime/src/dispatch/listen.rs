@@ -213,6 +213,12 @@ pub(crate) fn listen(
             }
         }
         filter.resource_subscriptions.retain(|uri| !hidden.contains(uri));
+        // Followed while the stream is open (a gateway follows them upstream).
+        let _following: Vec<_> = filter
+            .resource_subscriptions
+            .iter()
+            .map(|uri| server.inner.streams.followed.follow(uri))
+            .collect();
         let cancel = ctx.cancellation().clone();
         let stopping = server.inner.stopping.clone();
         // A stream opened with an access token ends when the token expires.

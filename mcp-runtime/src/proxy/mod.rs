@@ -6,8 +6,10 @@
 //! it cannot be: an upstream that is down serves nothing and says why in
 //! the log, and the rest of the server serves meanwhile. Its lists are read
 //! then, and again on its list-change notifications and after a stdio
-//! upstream is restarted. Calls go through [`forward`].
+//! upstream is restarted. Calls go through [`forward`]; the callers'
+//! resource subscriptions are followed upstream by [`follow`].
 
+mod follow;
 mod forward;
 
 use crate::calls::Calls;
@@ -27,7 +29,8 @@ impl ServerBuilder {
     /// as this server's own: tools and prompts named `prefix_name` (as
     /// [`mount`](Self::mount) names them; `""` keeps their names), resources
     /// under their own URIs. Arguments, results (`structuredContent`,
-    /// `_meta`, `isError`), progress and cancellation pass through; an
+    /// `_meta`, `isError`), progress, cancellation and the updates of the
+    /// resources callers subscribe to pass through; an
     /// upstream's error keeps its code and message, a transport failure is
     /// -32603 naming the upstream. The upstream's asks reach the caller as
     /// `input_required` rounds, whichever era it speaks. The caller's token
@@ -183,6 +186,11 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
     let mut served = EntryNames::default();
     let mut connections = client.connections();
     let mut notes = client.notifications();
+    // The callers' resource subscriptions, followed upstream.
+    let Some(mut followed) = weak.upgrade().map(|s| s.inner.streams.followed.changes()) else {
+        return;
+    };
+    let mut follow = follow::Upstream::default();
     // One stream, kept open by the client (again after a reconnection, or
     // after it ends: `connections` then changes).
     if let Err(e) = client.listen().await {
@@ -193,9 +201,27 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
             return;
         };
         sync(&server, &upstream, &prefix, &scopes, &mut served).await;
+        follow.reconcile(&server, &client, &served).await;
         drop(server);
         loop {
             tokio::select! {
+                // A resource followed by a first caller, or by none any more.
+                changed = followed.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    let Some(server) = weak.upgrade() else {
+                        return;
+                    };
+                    follow.reconcile(&server, &client, &served).await;
+                }
+                // The stream following them upstream ended: opened again.
+                () = follow.ended() => {
+                    let Some(server) = weak.upgrade() else {
+                        return;
+                    };
+                    follow.reconcile(&server, &client, &served).await;
+                }
                 // The server gone, the upstream goes with it.
                 _ = tokio::time::sleep(Duration::from_secs(5)) => {
                     if weak.upgrade().is_none() {
@@ -208,10 +234,16 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                     if changed.is_err() {
                         return;
                     }
+                    follow.reconnected();
                     break;
                 }
                 note = notes.recv() => match note {
                     Ok(note) if note.message["method"].as_str().is_some_and(|m| m.ends_with("/list_changed")) => break,
+                    Ok(note) if note.message["method"] == "notifications/resources/updated" => {
+                        if let Some(server) = weak.upgrade() {
+                            follow.updated(&server, &note.message["params"]);
+                        }
+                    }
                     Ok(_) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,

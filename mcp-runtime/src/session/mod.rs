@@ -12,12 +12,13 @@ use crate::jsonrpc;
 use crate::outbound::Outbound;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, RequestId};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
+pub(crate) mod followed;
 mod store;
 pub(crate) use store::random_id;
 pub use store::SessionStore;
@@ -78,7 +79,7 @@ impl Drop for Session {
 /// towards `max_subscribed_bytes`.
 #[derive(Debug, Default)]
 struct Subscribed {
-    uris: HashSet<String>,
+    uris: HashMap<String, followed::Following>,
     held: Option<HeldBytes>,
 }
 
@@ -193,6 +194,8 @@ pub(crate) struct Streams {
     limits: SubscriptionLimits,
     open: Mutex<OpenStreams>,
     subscribed: AtomicUsize,
+    /// The resource URIs followed now, by how many.
+    pub(crate) followed: Arc<followed::Followed>,
 }
 
 #[derive(Debug, Default)]
@@ -208,6 +211,7 @@ impl Streams {
             limits,
             open: Mutex::default(),
             subscribed: AtomicUsize::new(0),
+            followed: Arc::default(),
         }
     }
 
@@ -457,7 +461,7 @@ impl Session {
     /// no change).
     pub(crate) fn subscribe(&self, uri: String, streams: &Arc<Streams>) -> Result<(), McpError> {
         let mut subscribed = lock(&self.subscriptions);
-        if subscribed.uris.contains(&uri) {
+        if subscribed.uris.contains_key(&uri) {
             return Ok(());
         }
         let max = streams.limits().max_resource_subscriptions;
@@ -473,14 +477,15 @@ impl Session {
             Some(held) => held.add(cost)?,
             None => subscribed.held = Some(streams.hold(cost)?),
         }
-        subscribed.uris.insert(uri);
+        let following = streams.followed.follow(&uri);
+        subscribed.uris.insert(uri, following);
         Ok(())
     }
 
     /// Unsubscribes from `uri`.
     pub fn unsubscribe(&self, uri: &str) {
         let mut subscribed = lock(&self.subscriptions);
-        if subscribed.uris.remove(uri) {
+        if subscribed.uris.remove(uri).is_some() {
             if let Some(held) = &mut subscribed.held {
                 held.release(subscription_cost(uri));
             }
@@ -489,12 +494,12 @@ impl Session {
 
     /// Whether the session subscribed to `uri`.
     pub fn is_subscribed(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).uris.contains(uri)
+        lock(&self.subscriptions).uris.contains_key(uri)
     }
 
     /// The URIs the session is subscribed to.
     pub(crate) fn subscribed(&self) -> Vec<String> {
-        lock(&self.subscriptions).uris.iter().cloned().collect()
+        lock(&self.subscriptions).uris.keys().cloned().collect()
     }
 
     /// Marks the session used now.

@@ -1198,6 +1198,44 @@ async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
     let _ = stop.send(());
 }
 
+/// A caller's resource subscription is followed again after the
+/// connections to the upstream (its streams among them) are cut.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_resource_is_heard_of_after_the_upstreams_streams_are_cut() {
+    let upstream = everything_over_http();
+    let upstream_addr: std::net::SocketAddr = upstream
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("an address");
+    let relay = Relay::start(upstream_addr).await;
+    let server = gateway(vec![(
+        "ev",
+        Client::http(format!("http://{}/mcp", relay.addr)).name("ev"),
+    )]);
+    let client = TestClient::new(&server);
+    until_listed(&client, "ev_test_trigger_resource_update").await;
+    client.listen(&["test://watched-resource"]).await.expect("listening");
+    let heard = |client: &TestClient| {
+        client
+            .notifications()
+            .iter()
+            .filter(|n| n["method"] == "notifications/resources/updated")
+            .count()
+    };
+    for round in 0..2 {
+        let before = heard(&client);
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while heard(&client) == before {
+            assert!(Instant::now() < deadline, "round {round}: no update within 15 s");
+            let _ = client.call_tool("ev_test_trigger_resource_update", json!({})).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        relay.cut();
+    }
+}
+
 /// A 2025-11-25 upstream's call made a task on one replica is answered
 /// and read on another that shares the task store: the call stays open on
 /// the replica that runs it, and the answer reaches it through the store.

@@ -4,6 +4,7 @@
 
 use super::{Client, ClientError, Era, Inner, Live};
 use serde_json::{json, Value};
+use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -151,6 +152,11 @@ impl Listening {
     /// was cut or lost).
     pub(crate) async fn ended(&mut self) {
         let _ = (&mut self.ended).await;
+    }
+
+    /// [`ended`](Self::ended), polled.
+    pub(crate) fn poll_ended(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        std::pin::Pin::new(&mut self.ended).poll(cx).map(drop)
     }
 }
 

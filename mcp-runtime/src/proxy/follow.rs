@@ -3,88 +3,104 @@
 //! an upstream serves are followed at the upstream too, and its
 //! `notifications/resources/updated` for them are announced here as this
 //! server's own (resources are served under their own URIs). At 2026-07-28
-//! one `subscriptions/listen` stream names them all, opened again when the
-//! set changes or the stream ends; at 2025-11-25 the session subscribes and
-//! unsubscribes one URI at a time.
+//! `subscriptions/listen` streams name them (at most [`PER_STREAM`] each),
+//! opened again when the set changes or a stream ends; at 2025-11-25 the
+//! session subscribes and unsubscribes one URI at a time. What failed is
+//! tried again after a wait (half a second, doubling to 30 s).
 
 use crate::client::{Client, Era, Listening};
 use crate::server::{EntryNames, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 
-/// The first wait before a stream that ended is opened again; it doubles
-/// to [`MOST_WAIT`] while the streams keep ending.
+/// The first wait before what failed (a stream that ended, a subscription
+/// refused) is tried again; it doubles to [`MOST_WAIT`] while it keeps failing.
 const FIRST_WAIT: Duration = Duration::from_millis(500);
 const MOST_WAIT: Duration = Duration::from_secs(30);
 /// A stream that lived this long ended by chance: the next wait is the first.
 const STEADY: Duration = Duration::from_secs(60);
+/// The most URIs one upstream stream names: a server of this runtime takes
+/// 1,000 by default (`SubscriptionLimits::max_resource_subscriptions`).
+const PER_STREAM: usize = 500;
 
 /// What one upstream follows for this server's callers.
 #[derive(Default)]
 pub(super) struct Upstream {
     /// The URIs followed there now.
     following: BTreeSet<String>,
-    /// The 2026-07-28 stream that names them, while open.
-    stream: Option<Listening>,
-    /// When the stream was opened.
+    /// The 2026-07-28 streams that name them, while open.
+    streams: Vec<Listening>,
+    /// When the streams were opened.
     opened: Option<Instant>,
-    /// The last wait before the stream was opened again after it ended.
+    /// The last wait before something that failed was tried again.
     wait: Option<Duration>,
+    /// When to try again what failed, if anything did.
+    retry_at: Option<Instant>,
 }
 
 impl Upstream {
-    /// Follows at `client` the URIs the callers follow now that the
-    /// upstream serves (`served`), and no others.
-    pub(super) async fn reconcile(&mut self, server: &Server, client: &Client, served: &EntryNames) {
+    /// The URIs the callers follow now that `served` (the upstream's items)
+    /// serves, if the upstream offers subscriptions.
+    pub(super) fn wanted(server: &Server, client: &Client, served: &EntryNames) -> BTreeSet<String> {
         let subscribes = client
             .server_capabilities()
             .and_then(|c| c.resources)
             .is_some_and(|r| r.subscribe == Some(true));
-        let wanted: BTreeSet<String> = match subscribes {
-            false => BTreeSet::new(),
-            true => {
-                let catalog = server.catalog();
-                server
-                    .inner
-                    .streams
-                    .followed
-                    .uris()
-                    .into_iter()
-                    .filter(|uri| {
-                        catalog
-                            .find_resource(uri)
-                            .is_some_and(|(entry, _)| served.resources.iter().any(|r| r == entry.uri()))
-                    })
-                    .collect()
-            }
-        };
+        if !subscribes {
+            return BTreeSet::new();
+        }
+        let catalog = server.catalog();
+        server
+            .inner
+            .streams
+            .followed
+            .uris()
+            .into_iter()
+            .filter(|uri| {
+                catalog
+                    .find_resource(uri)
+                    .is_some_and(|(entry, _)| served.resources.iter().any(|r| r == entry.uri()))
+            })
+            .collect()
+    }
+
+    /// Follows `wanted` at `client`, and no other URI.
+    pub(super) async fn reconcile(&mut self, client: &Client, wanted: BTreeSet<String>) {
         let name = client.name().to_owned();
         match client.era() {
+            // Not connected: the reconnection starts afresh.
+            None => {}
             Some(Era::Latest) => {
-                if wanted == self.following && self.stream.is_some() {
+                let retrying = self.retry_at.is_some_and(|at| at <= Instant::now());
+                if wanted == self.following && !retrying && (self.streams.is_empty() == wanted.is_empty()) {
                     return;
                 }
                 self.following = wanted;
-                // The new stream first: an update between the two is heard twice
-                // rather than not at all.
-                let stream = match self.following.is_empty() {
-                    true => None,
-                    false => {
-                        let filter = json!({"resourceSubscriptions": self.following.iter().collect::<Vec<_>>()});
-                        match client.listen_to(filter, json!({})) {
-                            Ok(stream) => Some(stream),
-                            Err(e) => {
-                                tracing::debug!(upstream = %name, "cannot follow resources upstream: {e}");
-                                None
-                            }
+                self.retry_at = None;
+                // The new streams first: an update between the two is heard
+                // twice rather than not at all.
+                let uris: Vec<&String> = self.following.iter().collect();
+                let mut streams = Vec::new();
+                let mut refused = false;
+                for chunk in uris.chunks(PER_STREAM) {
+                    match client.listen_to(json!({ "resourceSubscriptions": chunk }), json!({})) {
+                        Ok(stream) => streams.push(stream),
+                        Err(e) => {
+                            tracing::debug!(upstream = %name, "cannot follow resources upstream: {e}");
+                            refused = true;
                         }
                     }
-                };
-                self.opened = stream.as_ref().map(|_| Instant::now());
-                self.stream = stream;
+                }
+                if refused {
+                    self.failed();
+                }
+                self.opened = Some(Instant::now());
+                self.streams = streams;
             }
-            _ => {
+            Some(Era::Legacy) => {
+                self.retry_at = None;
                 for uri in self.following.difference(&wanted) {
                     if let Err(e) = client.request("resources/unsubscribe", json!({ "uri": uri })).await {
                         tracing::debug!(upstream = %name, %uri, "resources/unsubscribe upstream failed: {e}");
@@ -92,18 +108,31 @@ impl Upstream {
                 }
                 let mut following = BTreeSet::new();
                 for uri in wanted {
-                    let new = !self.following.contains(&uri);
-                    if new {
+                    if !self.following.contains(&uri) {
                         if let Err(e) = client.request("resources/subscribe", json!({ "uri": uri })).await {
                             tracing::debug!(upstream = %name, %uri, "resources/subscribe upstream failed: {e}");
+                            self.failed();
                             continue;
                         }
                     }
                     following.insert(uri);
                 }
+                if self.retry_at.is_none() {
+                    self.wait = None;
+                }
                 self.following = following;
             }
         }
+    }
+
+    /// Something failed: tried again after the next wait.
+    fn failed(&mut self) {
+        if self.retry_at.is_some() {
+            return;
+        }
+        let wait = self.wait.map_or(FIRST_WAIT, |w| (w * 2).min(MOST_WAIT));
+        self.wait = Some(wait);
+        self.retry_at = Some(Instant::now() + wait);
     }
 
     /// A new connection to the upstream: nothing is followed there yet.
@@ -111,25 +140,33 @@ impl Upstream {
         *self = Upstream::default();
     }
 
-    /// Resolves when the 2026-07-28 stream ended, after the wait before it
-    /// is opened again (never, while none is open).
-    pub(super) async fn ended(&mut self) {
-        match &mut self.stream {
-            Some(stream) => stream.ended().await,
+    /// Resolves when it is time to follow again: a 2026-07-28 stream ended
+    /// and the wait after it passed, or the wait after a failure did. Never
+    /// while all is well. Cancel-safe: what it learned is kept.
+    pub(super) async fn due(&mut self) {
+        if self.retry_at.is_none() && !self.streams.is_empty() {
+            std::future::poll_fn(
+                |cx| match self.streams.iter_mut().any(|s| s.poll_ended(cx).is_ready()) {
+                    true => std::task::Poll::Ready(()),
+                    false => std::task::Poll::Pending,
+                },
+            )
+            .await;
+            self.streams.clear();
+            if self.opened.take().is_some_and(|at| at.elapsed() > STEADY) {
+                self.wait = None;
+            }
+            self.failed();
+        }
+        match self.retry_at {
+            Some(at) => tokio::time::sleep_until(at).await,
             None => std::future::pending().await,
         }
-        self.stream = None;
-        if self.opened.take().is_some_and(|at| at.elapsed() > STEADY) {
-            self.wait = None;
-        }
-        let wait = self.wait.map_or(FIRST_WAIT, |w| (w * 2).min(MOST_WAIT));
-        self.wait = Some(wait);
-        tokio::time::sleep(wait).await;
     }
 
     /// Announces an upstream's `notifications/resources/updated` to this
     /// server's callers, if it is of a URI followed there for them.
-    pub(super) fn updated(&mut self, server: &Server, params: &Value) {
+    pub(super) fn updated(&self, server: &Server, params: &Value) {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return;
         };

@@ -201,8 +201,9 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
             return;
         };
         sync(&server, &upstream, &prefix, &scopes, &mut served).await;
-        follow.reconcile(&server, &client, &served).await;
+        let wanted = follow::Upstream::wanted(&server, &client, &served);
         drop(server);
+        follow.reconcile(&client, wanted).await;
         loop {
             tokio::select! {
                 // A resource followed by a first caller, or by none any more.
@@ -213,14 +214,19 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                     let Some(server) = weak.upgrade() else {
                         return;
                     };
-                    follow.reconcile(&server, &client, &served).await;
+                    let wanted = follow::Upstream::wanted(&server, &client, &served);
+                    drop(server);
+                    follow.reconcile(&client, wanted).await;
                 }
-                // The stream following them upstream ended: opened again.
-                () = follow.ended() => {
+                // A stream following them upstream ended, or following one
+                // failed: after a wait, followed again.
+                () = follow.due() => {
                     let Some(server) = weak.upgrade() else {
                         return;
                     };
-                    follow.reconcile(&server, &client, &served).await;
+                    let wanted = follow::Upstream::wanted(&server, &client, &served);
+                    drop(server);
+                    follow.reconcile(&client, wanted).await;
                 }
                 // The server gone, the upstream goes with it.
                 _ = tokio::time::sleep(Duration::from_secs(5)) => {

@@ -11,7 +11,7 @@ use mcp_runtime::transport::http::HttpConfig;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-use support::http::{call, post, raw_exchange, rpc, standard_headers, start_with};
+use support::http::{call, post, raw_exchange, rpc, standard_headers, start_with, with_header};
 
 /// Sleeps `ms`, then answers.
 #[tool]
@@ -61,7 +61,7 @@ async fn past_max_in_flight_a_request_is_shed_at_once_and_readyz_says_so() {
     let shed = post(
         addr,
         &standard_headers("tools/call", Some("held")),
-        rpc(9, "tools/call", params),
+        rpc(9, "tools/call", params.clone()),
     )
     .await;
     assert!(
@@ -73,6 +73,13 @@ async fn past_max_in_flight_a_request_is_shed_at_once_and_readyz_says_so() {
     assert_eq!(shed.headers.get("retry-after").map(|v| v.as_bytes()), Some(&b"1"[..]));
     let v: Value = serde_json::from_str(&shed.text).unwrap();
     assert_eq!(v["error"]["code"], -32603, "{v}");
+    // A browser page of an origin let in can read it, and when to retry.
+    let page = "http://localhost:5173";
+    let from_page = with_header(standard_headers("tools/call", Some("held")), "origin", Some(page));
+    let shed = post(addr, &from_page, rpc(11, "tools/call", params)).await;
+    assert_eq!(shed.status, StatusCode::SERVICE_UNAVAILABLE, "{}", shed.text);
+    let allowed = shed.headers.get("access-control-allow-origin");
+    assert_eq!(allowed.map(|v| v.as_bytes()), Some(page.as_bytes()));
     for answer in admitted {
         let (status, v) = answer.await.unwrap();
         assert_eq!(status, StatusCode::OK);

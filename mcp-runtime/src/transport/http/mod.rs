@@ -244,14 +244,6 @@ impl McpService {
         };
         drop(extensions);
         async move {
-            // Past the bound, refused at once: a queue without end helps nobody.
-            let _admitted = match self.config.max_in_flight {
-                0 => None,
-                max => match self.admit(max) {
-                    Some(admitted) => Some(admitted),
-                    None => return shed(),
-                },
-            };
             // RFC 9112 section 3.2: a request without Host is a bad request.
             let Some(host) =
                 header_text(&headers, &header::HOST).or_else(|| uri.authority().map(|a| a.as_str().into()))
@@ -277,6 +269,20 @@ impl McpService {
                 }
                 return r;
             }
+            // Past the bound, refused at once: a queue without end helps nobody.
+            let _admitted = match self.config.max_in_flight {
+                0 => None,
+                max => match self.admit(max) {
+                    Some(admitted) => Some(admitted),
+                    None => {
+                        let mut r = shed();
+                        if let Some(origin) = origin {
+                            cors::allow(&mut r, origin);
+                        }
+                        return r;
+                    }
+                },
+            };
             // Answered from here on, then shown to the page of its origin.
             let mut response = 'answer: {
                 let identity = match &self.config.auth {

@@ -87,12 +87,23 @@ pub fn unblock(text: &str) -> Option<String> {
         return None;
     }
     let mut lines: Vec<&str> = text.lines().collect();
+    let opening_text = lines.first().is_some_and(|l| !l.trim().is_empty());
     if lines.first().is_some_and(|l| l.trim().is_empty()) {
         lines.remove(0);
     }
     if lines.last().is_some_and(|l| l.trim().is_empty()) {
         lines.pop();
     }
+    // Text on the opening line (`/** Summary.`) stands apart: the lines
+    // after it decide whether the block is starred.
+    let first = match lines.first() {
+        Some(l) if opening_text && !l.trim_start().starts_with('*') && lines.len() > 1 => {
+            let first = l.trim();
+            lines.remove(0);
+            Some(first)
+        }
+        _ => None,
+    };
     let starred = lines.iter().all(|l| l.trim_start().starts_with('*'));
     let lines: Vec<&str> = match starred {
         true => lines
@@ -110,7 +121,10 @@ pub fn unblock(text: &str) -> Option<String> {
         .map(|l| l.len() - l.trim_start().len())
         .min()
         .unwrap_or(0);
-    let lines: Vec<&str> = lines.iter().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect();
+    let lines: Vec<&str> = first
+        .into_iter()
+        .chain(lines.iter().map(|l| l.get(indent..).unwrap_or("").trim_end()))
+        .collect();
     Some(lines.join("\n"))
 }
 
@@ -144,6 +158,11 @@ mod tests {
         assert_eq!(
             unblock("\n    Plain block.\n      More.\n").as_deref(),
             Some("Plain block.\n  More.")
+        );
+        // Text on the opening line, stars on the lines after it.
+        assert_eq!(
+            unblock(" Summary.\n     * More.\n     ").as_deref(),
+            Some("Summary.\nMore.")
         );
         // A star that is part of the text is kept when not every line has one.
         assert_eq!(

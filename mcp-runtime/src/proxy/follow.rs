@@ -38,6 +38,9 @@ pub(super) struct Upstream {
     wait: Option<Duration>,
     /// When to try again what failed, if anything did.
     retry_at: Option<Instant>,
+    /// The URIs a 2025-11-25 upstream refused to subscribe to, tried again
+    /// at `retry_at`.
+    refused: BTreeSet<String>,
 }
 
 impl Upstream {
@@ -71,10 +74,13 @@ impl Upstream {
         let name = client.name().to_owned();
         match client.era() {
             // Not connected: the reconnection starts afresh.
-            None => {}
+            None => self.retry_at = None,
             Some(Era::Latest) => {
-                let retrying = self.retry_at.is_some_and(|at| at <= Instant::now());
-                if wanted == self.following && !retrying && (self.streams.is_empty() == wanted.is_empty()) {
+                let waiting = self.retry_at.is_some_and(|at| at > Instant::now());
+                // The same URIs: nothing to do while the streams are open,
+                // nor before the wait after one ended is over.
+                let open = self.retry_at.is_none() && self.streams.is_empty() == wanted.is_empty();
+                if wanted == self.following && (open || waiting) {
                     return;
                 }
                 self.following = wanted;
@@ -100,27 +106,39 @@ impl Upstream {
                 self.streams = streams;
             }
             Some(Era::Legacy) => {
-                self.retry_at = None;
+                // A URI refused before is asked again once the wait is over;
+                // a new one at once.
+                let due = self.retry_at.is_none_or(|at| at <= Instant::now());
+                if due {
+                    self.retry_at = None;
+                }
                 for uri in self.following.difference(&wanted) {
                     if let Err(e) = client.request("resources/unsubscribe", json!({ "uri": uri })).await {
                         tracing::debug!(upstream = %name, %uri, "resources/unsubscribe upstream failed: {e}");
                     }
                 }
                 let mut following = BTreeSet::new();
+                let mut refused = BTreeSet::new();
                 for uri in wanted {
-                    if !self.following.contains(&uri) {
-                        if let Err(e) = client.request("resources/subscribe", json!({ "uri": uri })).await {
-                            tracing::debug!(upstream = %name, %uri, "resources/subscribe upstream failed: {e}");
-                            self.failed();
-                            continue;
-                        }
+                    if self.following.contains(&uri) {
+                        following.insert(uri);
+                    } else if !due && self.refused.contains(&uri) {
+                        refused.insert(uri);
+                    } else if let Err(e) = client.request("resources/subscribe", json!({ "uri": uri })).await {
+                        tracing::debug!(upstream = %name, %uri, "resources/subscribe upstream failed: {e}");
+                        refused.insert(uri);
+                    } else {
+                        following.insert(uri);
                     }
-                    following.insert(uri);
                 }
-                if self.retry_at.is_none() {
+                if refused.is_empty() {
+                    self.retry_at = None;
                     self.wait = None;
+                } else {
+                    self.failed();
                 }
                 self.following = following;
+                self.refused = refused;
             }
         }
     }
@@ -145,15 +163,18 @@ impl Upstream {
     /// while all is well. Cancel-safe: what it learned is kept.
     pub(super) async fn due(&mut self) {
         if self.retry_at.is_none() && !self.streams.is_empty() {
-            std::future::poll_fn(
-                |cx| match self.streams.iter_mut().any(|s| s.poll_ended(cx).is_ready()) {
-                    true => std::task::Poll::Ready(()),
-                    false => std::task::Poll::Pending,
-                },
-            )
-            .await;
-            self.streams.clear();
-            if self.opened.take().is_some_and(|at| at.elapsed() > STEADY) {
+            let ended =
+                std::future::poll_fn(
+                    |cx| match self.streams.iter_mut().position(|s| s.poll_ended(cx).is_ready()) {
+                        Some(at) => std::task::Poll::Ready(at),
+                        None => std::task::Poll::Pending,
+                    },
+                )
+                .await;
+            // Only the stream that ended goes (never polled again); the
+            // others carry on until all are opened again.
+            self.streams.swap_remove(ended);
+            if self.opened.is_some_and(|at| at.elapsed() > STEADY) {
                 self.wait = None;
             }
             self.failed();

@@ -79,53 +79,73 @@ pub fn collect(attrs: &[Attribute]) -> Option<Doc> {
 }
 
 /// The text of a block doc comment (`/** ... */`, one attribute of many
-/// lines) without its decoration, as rustdoc shows it: the blank first and
-/// last lines dropped, a ` * ` before every line taken off when every line
-/// has one, and the indentation the lines share. `None` for one line.
+/// lines) without its decoration, as rustdoc shows it: text on the opening
+/// line kept apart, the blank (or only `*`) lines at either end dropped, a
+/// `* ` before every other line taken off when every one that is not blank
+/// has one, and the indentation (spaces, tabs) the lines share. `None` for
+/// one line.
 pub fn unblock(text: &str) -> Option<String> {
     if !text.contains('\n') {
         return None;
     }
     let mut lines: Vec<&str> = text.lines().collect();
-    let opening_text = lines.first().is_some_and(|l| !l.trim().is_empty());
-    if lines.first().is_some_and(|l| l.trim().is_empty()) {
-        lines.remove(0);
-    }
-    if lines.last().is_some_and(|l| l.trim().is_empty()) {
-        lines.pop();
-    }
     // Text on the opening line (`/** Summary.`) stands apart: the lines
     // after it decide whether the block is starred.
     let first = match lines.first() {
-        Some(l) if opening_text && !l.trim_start().starts_with('*') && lines.len() > 1 => {
+        Some(l) if !l.trim().is_empty() && !decorated(l) => {
             let first = l.trim();
             lines.remove(0);
             Some(first)
         }
         _ => None,
     };
-    let starred = lines.iter().all(|l| l.trim_start().starts_with('*'));
+    if first.is_none() {
+        while lines.first().is_some_and(|l| only_stars(l)) {
+            lines.remove(0);
+        }
+    }
+    while lines.last().is_some_and(|l| only_stars(l)) {
+        lines.pop();
+    }
+    let starred = lines.iter().filter(|l| !l.trim().is_empty()).all(|l| decorated(l));
     let lines: Vec<&str> = match starred {
         true => lines
             .iter()
             .map(|l| {
-                let rest = l.trim_start().strip_prefix('*').unwrap_or_default();
-                rest.strip_prefix(' ').unwrap_or(rest)
+                let rest = l.trim_start();
+                rest.strip_prefix("* ")
+                    .or_else(|| rest.strip_prefix('*'))
+                    .unwrap_or(rest)
             })
             .collect(),
         false => lines,
     };
+    let margin = |l: &&str| l.len() - l.trim_start_matches([' ', '\t']).len();
     let indent = lines
         .iter()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
+        .map(margin)
         .min()
         .unwrap_or(0);
     let lines: Vec<&str> = first
         .into_iter()
+        // Spaces and tabs are one byte each: `indent` falls between characters.
         .chain(lines.iter().map(|l| l.get(indent..).unwrap_or("").trim_end()))
         .collect();
     Some(lines.join("\n"))
+}
+
+/// Whether a line is blank or only `*`s: decoration at either end of a
+/// block (`/**` on a line of its own, ` */` or ` **/`).
+fn only_stars(line: &str) -> bool {
+    line.trim().chars().all(|c| c == '*')
+}
+
+/// Whether a line of a block comment carries its `*` decoration: `*`
+/// alone, or before a space (`*Emphasis*` is text).
+fn decorated(line: &str) -> bool {
+    let t = line.trim_start();
+    t == "*" || t.starts_with("* ") || t.starts_with("*\t")
 }
 
 /// A parameter's doc attribute as the schema derive should read it: a block
@@ -164,6 +184,13 @@ mod tests {
             unblock(" Summary.\n     * More.\n     ").as_deref(),
             Some("Summary.\nMore.")
         );
+        // Emphasis is text; blank lines in between stay; tabs indent.
+        assert_eq!(
+            unblock(" Summary.\n\n * *Emphasis* here.\n *\n * More.\n *").as_deref(),
+            Some("Summary.\n\n*Emphasis* here.\n\nMore.")
+        );
+        assert_eq!(unblock("\n\tA\n\t  B\n").as_deref(), Some("A\n  B"));
+        assert_eq!(unblock("\n \u{3000}a\n  b\n").as_deref(), Some("\u{3000}a\n b"));
         // A star that is part of the text is kept when not every line has one.
         assert_eq!(
             unblock("\n  * a bullet\n  and text\n").as_deref(),

@@ -89,7 +89,9 @@ pub struct HttpConfig {
     /// with `Retry-After: 1` and a JSON-RPC error, unread, rather than
     /// queued; [`HttpServer`]'s `/readyz` says `shedding` meanwhile. A
     /// request counts from its head to the start of its answer (a stream's
-    /// later events do not). `MCP_MAX_IN_FLIGHT` on the command line.
+    /// later events do not); a browser's CORS preflight, and a request
+    /// refused for its `Host` or `Origin`, is answered without being
+    /// counted. `MCP_MAX_IN_FLIGHT` on the command line.
     pub max_in_flight: usize,
     /// Interval of SSE keep-alive comments on quiet streams (default 15 s;
     /// zero: none).

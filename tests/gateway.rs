@@ -1125,12 +1125,10 @@ impl Relay {
     }
 }
 
-/// The gateway's stream following an upstream's task is cut (a proxy in
-/// between took it for idle): the gateway opens it again, and the caller's
-/// listen stream still hears the task complete.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
-    use support::http;
+/// A gateway proxying `examples/everything` over HTTP through a [`Relay`]
+/// the test can cut: the upstream process (ended when dropped), the relay
+/// and the gateway.
+async fn gateway_behind_relay() -> (EverythingHttp, Relay, Server) {
     let upstream = everything_over_http();
     let upstream_addr: std::net::SocketAddr = upstream
         .url
@@ -1143,6 +1141,16 @@ async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
         "ev",
         Client::http(format!("http://{}/mcp", relay.addr)).name("ev"),
     )]);
+    (upstream, relay, server)
+}
+
+/// The gateway's stream following an upstream's task is cut (a proxy in
+/// between took it for idle): the gateway opens it again, and the caller's
+/// listen stream still hears the task complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
+    use support::http;
+    let (_upstream, relay, server) = gateway_behind_relay().await;
     let local = TestClient::new(&server);
     until_listed(&local, "ev_confirm_delete").await;
     let (addr, stop) = serve_over_http(&server).await;
@@ -1202,18 +1210,7 @@ async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
 /// connections to the upstream (its streams among them) are cut.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_followed_resource_is_heard_of_after_the_upstreams_streams_are_cut() {
-    let upstream = everything_over_http();
-    let upstream_addr: std::net::SocketAddr = upstream
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .parse()
-        .expect("an address");
-    let relay = Relay::start(upstream_addr).await;
-    let server = gateway(vec![(
-        "ev",
-        Client::http(format!("http://{}/mcp", relay.addr)).name("ev"),
-    )]);
+    let (_upstream, relay, server) = gateway_behind_relay().await;
     let client = TestClient::new(&server);
     until_listed(&client, "ev_test_trigger_resource_update").await;
     client.listen(&["test://watched-resource"]).await.expect("listening");

@@ -9,12 +9,53 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-/// The first wait before a list-change stream that ended is opened again;
-/// it doubles to [`MOST_WAIT`] while the stream keeps ending within
-/// [`STEADY`].
+/// The first wait before a stream that ended is opened again; it doubles
+/// to [`MOST_WAIT`] while the stream keeps ending within [`STEADY`].
 const FIRST_WAIT: Duration = Duration::from_millis(500);
 const MOST_WAIT: Duration = Duration::from_secs(30);
 const STEADY: Duration = Duration::from_secs(60);
+
+/// The waits before a stream that ended (or could not be opened) is opened
+/// again, for every stream kept open to a server: the list-change stream,
+/// and a gateway's streams following tasks and resources upstream. Half a
+/// second, doubling to 30 s while the stream keeps ending within a minute.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Backoff {
+    next: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff { next: FIRST_WAIT }
+    }
+}
+
+impl Backoff {
+    /// A stream that stayed open `lasted` ended: one that stayed a minute
+    /// ended by chance, and the waits start over.
+    pub(crate) fn ended_after(&mut self, lasted: Duration) {
+        if lasted > STEADY {
+            self.reset();
+        }
+    }
+
+    /// The wait [`next`](Self::next) will give.
+    pub(crate) fn upcoming(&self) -> Duration {
+        self.next
+    }
+
+    /// The next wait; the one after it is twice as long, 30 s at most.
+    pub(crate) fn next(&mut self) -> Duration {
+        let wait = self.next;
+        self.next = (wait * 2).min(MOST_WAIT);
+        wait
+    }
+
+    /// All went well: the next wait is the first.
+    pub(crate) fn reset(&mut self) {
+        self.next = FIRST_WAIT;
+    }
+}
 
 impl Client {
     /// Asks for the server's list-change notifications, which then arrive
@@ -70,7 +111,7 @@ impl Client {
 async fn keep_listening(inner: Weak<Inner>) {
     let filter = json!({"notifications": {
         "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true}});
-    let mut wait = FIRST_WAIT;
+    let mut backoff = Backoff::default();
     // The connection the last stream was opened on, and whether the server
     // served it (rather than refusing it with an error).
     let mut last: Option<(Weak<Live>, bool)> = None;
@@ -119,15 +160,13 @@ async fn keep_listening(inner: Weak<Inner>) {
             // A new connection (or none: the client ended): no wait.
             continue;
         }
-        if opened.elapsed() > STEADY {
-            wait = FIRST_WAIT;
-        }
+        backoff.ended_after(opened.elapsed());
+        let wait = backoff.next();
         let why = ended
             .err()
             .map_or_else(|| "the server ended it".to_owned(), |e| e.to_string());
         tracing::debug!(upstream = %name, "the list-change stream ended ({why}); opening it again in {} ms", wait.as_millis());
         tokio::time::sleep(wait).await;
-        wait = (wait * 2).min(MOST_WAIT);
     }
 }
 
@@ -168,5 +207,27 @@ impl Drop for Listening {
         } else {
             live.inbox.forget(id);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_double_to_thirty_seconds_and_start_over_after_a_steady_stream() {
+        let mut backoff = Backoff::default();
+        let waits: Vec<u64> = (0..9).map(|_| backoff.next().as_millis() as u64).collect();
+        assert_eq!(waits, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+        backoff.ended_after(Duration::from_secs(59));
+        assert_eq!(
+            backoff.upcoming(),
+            Duration::from_secs(30),
+            "a short-lived stream keeps the wait"
+        );
+        backoff.ended_after(Duration::from_secs(61));
+        assert_eq!(backoff.next(), Duration::from_millis(500));
+        backoff.reset();
+        assert_eq!(backoff.next(), Duration::from_millis(500));
     }
 }

@@ -29,7 +29,7 @@ mod credentials;
 mod http;
 mod inbox;
 mod listen;
-pub(crate) use listen::Listening;
+pub(crate) use listen::{Backoff, Listening};
 mod stdio;
 
 pub use crate::calls::Calls;

@@ -8,19 +8,12 @@
 //! session subscribes and unsubscribes one URI at a time. What failed is
 //! tried again after a wait (half a second, doubling to 30 s).
 
-use crate::client::{Client, Era, Listening};
+use crate::client::{Backoff, Client, Era, Listening};
 use crate::server::{EntryNames, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::time::Duration;
 use tokio::time::Instant;
 
-/// The first wait before what failed (a stream that ended, a subscription
-/// refused) is tried again; it doubles to [`MOST_WAIT`] while it keeps failing.
-const FIRST_WAIT: Duration = Duration::from_millis(500);
-const MOST_WAIT: Duration = Duration::from_secs(30);
-/// A stream that lived this long ended by chance: the next wait is the first.
-const STEADY: Duration = Duration::from_secs(60);
 /// The most URIs one upstream stream names: a server of this runtime takes
 /// 1,000 by default (`SubscriptionLimits::max_resource_subscriptions`).
 const PER_STREAM: usize = 500;
@@ -34,8 +27,9 @@ pub(super) struct Upstream {
     streams: Vec<Listening>,
     /// When the streams were opened.
     opened: Option<Instant>,
-    /// The last wait before something that failed was tried again.
-    wait: Option<Duration>,
+    /// The waits before what failed (a stream that ended, a subscription
+    /// refused) is tried again.
+    backoff: Backoff,
     /// When to try again what failed, if anything did.
     retry_at: Option<Instant>,
     /// The URIs a 2025-11-25 upstream refused to subscribe to, tried again
@@ -133,7 +127,7 @@ impl Upstream {
                 }
                 if refused.is_empty() {
                     self.retry_at = None;
-                    self.wait = None;
+                    self.backoff.reset();
                 } else {
                     self.failed();
                 }
@@ -148,9 +142,7 @@ impl Upstream {
         if self.retry_at.is_some() {
             return;
         }
-        let wait = self.wait.map_or(FIRST_WAIT, |w| (w * 2).min(MOST_WAIT));
-        self.wait = Some(wait);
-        self.retry_at = Some(Instant::now() + wait);
+        self.retry_at = Some(Instant::now() + self.backoff.next());
     }
 
     /// A new connection to the upstream: nothing is followed there yet.
@@ -174,8 +166,8 @@ impl Upstream {
             // Only the stream that ended goes (never polled again); the
             // others carry on until all are opened again.
             self.streams.swap_remove(ended);
-            if self.opened.is_some_and(|at| at.elapsed() > STEADY) {
-                self.wait = None;
+            if let Some(at) = self.opened {
+                self.backoff.ended_after(at.elapsed());
             }
             self.failed();
         }

@@ -980,11 +980,10 @@ impl TaskRelay for Upstream {
     /// every followed task as it is then: a change is never lost, at worst
     /// said twice.
     fn follow(&self, tasks: Vec<String>, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
-        const FIRST_WAIT: Duration = Duration::from_millis(500);
         const MISSED_WAIT: Duration = Duration::from_millis(100);
         let client = self.client.clone();
         Box::pin(async move {
-            let mut wait = FIRST_WAIT;
+            let mut backoff = crate::client::Backoff::default();
             loop {
                 // Heard before the stream opens, so that nothing it carries is missed.
                 let mut notes = client.notifications();
@@ -992,7 +991,7 @@ impl TaskRelay for Upstream {
                 let mut listening = match client.listen_to(json!({ "taskIds": tasks }), caps.clone()) {
                     Ok(listening) => Some(listening),
                     Err(e) => {
-                        tracing::debug!(upstream = %client.name(), "cannot follow its tasks: {e}; trying again in {} ms", wait.as_millis());
+                        tracing::debug!(upstream = %client.name(), "cannot follow its tasks: {e}; trying again in {} ms", backoff.upcoming().as_millis());
                         None
                     }
                 };
@@ -1017,21 +1016,16 @@ impl TaskRelay for Upstream {
                 };
                 // Cancelled at the upstream before another opens.
                 drop(listening);
-                if opened.elapsed() > Duration::from_secs(60) {
-                    wait = FIRST_WAIT;
-                }
+                backoff.ended_after(opened.elapsed());
                 // Missed notifications: opened again soon, but at most ten
                 // times a second (each opening sends every followed task
                 // again, which may make other followers miss some too).
                 let pause = match missed {
                     true => MISSED_WAIT,
-                    false => wait,
+                    false => backoff.next(),
                 };
                 tracing::debug!(upstream = %client.name(), missed, "the stream following its tasks ended; opening it again in {} ms", pause.as_millis());
                 tokio::time::sleep(pause).await;
-                if !missed {
-                    wait = (wait * 2).min(Duration::from_secs(30));
-                }
             }
         })
     }

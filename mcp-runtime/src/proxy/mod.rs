@@ -201,32 +201,24 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
             return;
         };
         sync(&server, &upstream, &prefix, &scopes, &mut served).await;
-        let wanted = follow::Upstream::wanted(&server, &client, &served);
         drop(server);
-        follow.reconcile(&client, wanted).await;
+        if !follow_again(&weak, &client, &served, &mut follow).await {
+            return;
+        }
         loop {
             tokio::select! {
                 // A resource followed by a first caller, or by none any more.
                 changed = followed.changed() => {
-                    if changed.is_err() {
+                    if changed.is_err() || !follow_again(&weak, &client, &served, &mut follow).await {
                         return;
                     }
-                    let Some(server) = weak.upgrade() else {
-                        return;
-                    };
-                    let wanted = follow::Upstream::wanted(&server, &client, &served);
-                    drop(server);
-                    follow.reconcile(&client, wanted).await;
                 }
                 // A stream following them upstream ended, or following one
                 // failed: after a wait, followed again.
                 () = follow.due() => {
-                    let Some(server) = weak.upgrade() else {
+                    if !follow_again(&weak, &client, &served, &mut follow).await {
                         return;
-                    };
-                    let wanted = follow::Upstream::wanted(&server, &client, &served);
-                    drop(server);
-                    follow.reconcile(&client, wanted).await;
+                    }
                 }
                 // The server gone, the upstream goes with it.
                 _ = tokio::time::sleep(Duration::from_secs(5)) => {
@@ -257,6 +249,24 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
             }
         }
     }
+}
+
+/// Follows at the upstream what the callers follow now of what it serves
+/// (`served`); false when the server is gone. The server is not held while
+/// the upstream is asked.
+async fn follow_again(
+    weak: &crate::server::WeakServer,
+    client: &crate::client::Client,
+    served: &EntryNames,
+    follow: &mut follow::Upstream,
+) -> bool {
+    let Some(server) = weak.upgrade() else {
+        return false;
+    };
+    let wanted = follow::Upstream::wanted(&server, client, served);
+    drop(server);
+    follow.reconcile(client, wanted).await;
+    true
 }
 
 /// Whether the upstream declares the tasks extension: a call may become a task there.

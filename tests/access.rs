@@ -232,6 +232,21 @@ async fn a_browser_client_discovers_authorization_across_origins() {
     let a = read_all(conn.send(metadata).await).await;
     assert_eq!(a.status, 200, "{}", a.text);
     assert_eq!(header(&a, "access-control-allow-origin").as_deref(), Some(page));
+    let varies = |a: &Answer| a.headers.get_all("vary").iter().filter(|v| *v == "origin").count();
+    assert_eq!(varies(&a), 1, "{:?}", a.headers);
+    // Asked without an Origin, the metadata says a page's answer differs, so
+    // that a cache in between does not hand this one to a page.
+    let metadata = build(
+        addr,
+        hyper::Method::GET,
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        Vec::new(),
+    );
+    let a = read_all(conn.send(metadata).await).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert_eq!(header(&a, "access-control-allow-origin"), None);
+    assert_eq!(varies(&a), 1, "{:?}", a.headers);
 }
 
 #[tokio::test]

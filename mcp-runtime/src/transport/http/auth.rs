@@ -13,6 +13,8 @@ pub(super) const WELL_KNOWN_METADATA: &str = "/.well-known/oauth-protected-resou
 
 /// The protected resource metadata (RFC 9728), for a GET of its root or
 /// path-suffixed well-known URI.
+#[cold]
+#[inline(never)]
 pub(super) fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path: &str) -> Response<McpBody> {
     let resource_path = crate::auth::split_origin(auth.resource()).map_or("", |(_, p)| p);
     let known = path == WELL_KNOWN_METADATA || path == crate::auth::metadata_path(resource_path);
@@ -28,6 +30,10 @@ pub(super) fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path
     let mut r = Response::new(McpBody::full(auth.metadata().to_string().into_bytes()));
     r.headers_mut()
         .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    // A cache in between keeps the answer a page of another origin (or none)
+    // was given apart: only an allowed page's carries its CORS headers.
+    r.headers_mut()
+        .insert(header::VARY, http::HeaderValue::from_static("origin"));
     r
 }
 

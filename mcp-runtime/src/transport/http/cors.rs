@@ -46,12 +46,27 @@ pub(super) fn preflight(headers: &HeaderMap) -> Response<McpBody> {
     r
 }
 
+/// `response`, readable by the page of `origin` when the request came from one.
+#[inline]
+pub(super) fn shown(mut response: Response<McpBody>, origin: Option<HeaderValue>) -> Response<McpBody> {
+    if let Some(origin) = origin {
+        allow(&mut response, origin);
+    }
+    response
+}
+
 /// Lets the page of `origin` read `response`.
 #[cold]
 #[inline(never)]
-pub(super) fn allow(response: &mut Response<McpBody>, origin: HeaderValue) {
+fn allow(response: &mut Response<McpBody>, origin: HeaderValue) {
     let h = response.headers_mut();
     h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
     h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED));
-    h.append(header::VARY, HeaderValue::from_static("origin"));
+    if !h
+        .get_all(header::VARY)
+        .iter()
+        .any(|v| v.as_bytes().eq_ignore_ascii_case(b"origin"))
+    {
+        h.append(header::VARY, HeaderValue::from_static("origin"));
+    }
 }

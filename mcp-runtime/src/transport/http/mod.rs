@@ -265,28 +265,18 @@ impl McpService {
             // A browser's preflight: answered before authorization, which
             // it carries none of.
             if origin.is_some() && cors::is_preflight(&method, &headers) {
-                let mut r = cors::preflight(&headers);
-                if let Some(origin) = origin {
-                    cors::allow(&mut r, origin);
-                }
-                return r;
+                return cors::shown(cors::preflight(&headers), origin);
             }
             // Past the bound, refused at once: a queue without end helps nobody.
             let _admitted = match self.config.max_in_flight {
                 0 => None,
                 max => match self.admit(max) {
                     Some(admitted) => Some(admitted),
-                    None => {
-                        let mut r = shed();
-                        if let Some(origin) = origin {
-                            cors::allow(&mut r, origin);
-                        }
-                        return r;
-                    }
+                    None => return cors::shown(shed(), origin),
                 },
             };
             // Answered from here on, then shown to the page of its origin.
-            let mut response = 'answer: {
+            let response = 'answer: {
                 let identity = match &self.config.auth {
                     None => None,
                     Some(auth) => {
@@ -455,10 +445,7 @@ impl McpService {
                 }
                 response
             };
-            if let Some(origin) = origin {
-                cors::allow(&mut response, origin);
-            }
-            response
+            cors::shown(response, origin)
         }
     }
 

@@ -15,10 +15,11 @@ const FIRST_WAIT: Duration = Duration::from_millis(500);
 const MOST_WAIT: Duration = Duration::from_secs(30);
 const STEADY: Duration = Duration::from_secs(60);
 
-/// The waits before a stream that ended (or could not be opened) is opened
-/// again, for every stream kept open to a server: the list-change stream,
-/// and a gateway's streams following tasks and resources upstream. Half a
-/// second, doubling to 30 s while the stream keeps ending within a minute.
+/// The waits before what ended (or could not be opened) is opened again,
+/// for everything kept open to a server: the list-change stream, a
+/// gateway's streams following tasks and resources upstream, its first
+/// connection to an upstream, and a stdio server's process. Half a second,
+/// doubling to 30 s while it keeps ending within a minute.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Backoff {
     next: Duration,

@@ -769,7 +769,7 @@ type Answer = tokio::sync::oneshot::Receiver<Result<Value, ClientError>>;
 /// Keeps a stdio server running: when its process ends, starts it again
 /// with backoff (0.5 s, doubling to 30 s; back to 0.5 s after a minute up).
 async fn supervise(inner: std::sync::Weak<Inner>) {
-    let mut wait = Duration::from_millis(500);
+    let mut backoff = Backoff::default();
     loop {
         let Some(live) = inner.upgrade().and_then(|i| i.current()) else {
             return;
@@ -784,14 +784,11 @@ async fn supervise(inner: std::sync::Weak<Inner>) {
         let Some(strong) = inner.upgrade() else {
             return;
         };
-        if up_since.elapsed() > Duration::from_secs(60) {
-            wait = Duration::from_millis(500);
-        }
-        tracing::warn!(upstream = %strong.name, "the server process ended ({why}); starting it again in {} ms", wait.as_millis());
+        backoff.ended_after(up_since.elapsed());
+        tracing::warn!(upstream = %strong.name, "the server process ended ({why}); starting it again in {} ms", backoff.upcoming().as_millis());
         drop(strong);
         loop {
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(Duration::from_secs(30));
+            tokio::time::sleep(backoff.next()).await;
             let Some(strong) = inner.upgrade() else {
                 return;
             };
@@ -802,7 +799,7 @@ async fn supervise(inner: std::sync::Weak<Inner>) {
                     break;
                 }
                 Err(e) => {
-                    tracing::warn!(upstream = %strong.name, "cannot start the server again: {e}; next try in {} ms", wait.as_millis())
+                    tracing::warn!(upstream = %strong.name, "cannot start the server again: {e}; next try in {} ms", backoff.upcoming().as_millis())
                 }
             }
         }

@@ -145,15 +145,15 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
         .clone()
         .capabilities(forward::capabilities_of(forward::ALL_ASKS))
         .on_ask(routes.answerer(name.clone()));
-    let mut wait = Duration::from_millis(500);
+    let mut backoff = crate::client::Backoff::default();
     let client = loop {
         match upstream.clone().connect().await {
             Ok(client) => break client,
             Err(_) if weak.upgrade().is_none() => return,
             Err(e) => {
+                let wait = backoff.next();
                 tracing::warn!(upstream = %name, "cannot reach the upstream: {e}; its items are not served; next try in {} ms", wait.as_millis());
                 tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(30));
             }
         }
     };

@@ -258,9 +258,10 @@ const NOT_STATIC: &[&str] = &[
 /// properties reached from the root by a chain of `properties` keys (at any
 /// depth, not through `items`, `oneOf`, `$ref`...), of type `string`,
 /// `integer` or `boolean`, header names of RFC 9110 token characters,
-/// unique regardless of case.
-pub fn check_declared(input_schema: &Value) -> Result<(), String> {
-    let mut seen: Vec<String> = Vec::new();
+/// unique regardless of case. The parameters they declare, when they are
+/// sound: (the property's path, the header name after `Mcp-Param-`).
+pub fn check_declared(input_schema: &Value) -> Result<Vec<HeaderParam>, String> {
+    let mut declared: Vec<HeaderParam> = Vec::new();
     for (path, prop) in properties(input_schema) {
         let Some(header) = prop.get("x-mcp-header") else {
             continue;
@@ -282,18 +283,17 @@ pub fn check_declared(input_schema: &Value) -> Result<(), String> {
                 "x-mcp-header on `{name}`: only string, integer and boolean parameters can be headers"
             ));
         }
-        let lower = header.to_ascii_lowercase();
-        if seen.contains(&lower) {
+        if declared.iter().any(|(_, h)| h.eq_ignore_ascii_case(header)) {
             return Err(format!("x-mcp-header {header:?} is used twice"));
         }
-        seen.push(lower);
+        declared.push((path, header.to_owned()));
     }
     if let Some(place) = unreachable_header(input_schema, false, 0) {
         return Err(format!(
             "x-mcp-header under `{place}`: only properties reached by a chain of `properties` can be headers"
         ));
     }
-    Ok(())
+    Ok(declared)
 }
 
 /// The properties of a schema reached from its root by a chain of
@@ -425,8 +425,8 @@ mod tests {
                 "zone": {"type": "object", "properties": {"id": {"type": "integer", "x-mcp-header": "Zone"}}},
             }},
         }});
-        assert_eq!(check_declared(&schema), Ok(()));
-        let declared = declared_params(&schema);
+        let declared = check_declared(&schema).unwrap();
+        assert_eq!(declared, declared_params(&schema));
         assert_eq!(
             declared,
             [

@@ -451,23 +451,12 @@ impl Live {
             .collect()
     }
 
-    /// Keeps the `x-mcp-header` parameters of a page of `tools/list`.
-    fn learn_header_params(&self, page: &Value) {
-        let Some(tools) = page["tools"].as_array() else {
-            return;
-        };
+    /// Keeps the `x-mcp-header` parameters of a Streamable HTTP server's
+    /// page of `tools/list`, and leaves out of it each tool whose
+    /// annotations break the spec's rules ([`learn_header_params`]).
+    fn learn_header_params(&self, page: &mut Value) {
         let mut declared = self.header_params.lock().unwrap_or_else(|p| p.into_inner());
-        for tool in tools {
-            let Some(name) = tool["name"].as_str() else {
-                continue;
-            };
-            let params = crate::headers::declared_params(&tool["inputSchema"]);
-            if params.is_empty() {
-                declared.remove(name);
-            } else {
-                declared.insert(name.to_owned(), params);
-            }
-        }
+        learn_header_params(page, &mut declared);
     }
 }
 
@@ -475,17 +464,34 @@ impl Live {
 /// whose `x-mcp-header` annotations break the spec's rules (not a token, on
 /// a parameter that is not a primitive, used twice, off the `properties`
 /// chains): a client must not list it, since its headers could not be sent
-/// as the server checks them.
-fn leave_out_bad_headers(page: &mut Value) {
+/// as the server checks them. The parameters of the others go in
+/// `declared`, by tool. One walk of each tool's schema does both.
+fn learn_header_params(page: &mut Value, declared: &mut HashMap<String, Vec<crate::headers::HeaderParam>>) {
     let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
         return;
     };
-    tools.retain(|tool| match crate::headers::check_declared(&tool["inputSchema"]) {
-        Ok(()) => true,
-        Err(why) => {
-            tracing::warn!(tool = %tool["name"], "a listed tool is left out: {why}");
-            false
+    tools.retain(|tool| {
+        let name = tool["name"].as_str();
+        let kept = match crate::headers::check_declared(&tool["inputSchema"]) {
+            Ok(params) => params,
+            Err(why) => {
+                tracing::warn!(tool = %tool["name"], "a listed tool is left out: {why}");
+                if let Some(name) = name {
+                    declared.remove(name);
+                }
+                return false;
+            }
+        };
+        match name {
+            Some(name) if kept.is_empty() => {
+                declared.remove(name);
+            }
+            Some(name) => {
+                declared.insert(name.to_owned(), kept);
+            }
+            None => {}
         }
+        true
     });
 }
 
@@ -653,8 +659,7 @@ impl Inner {
         };
         match answered {
             Ok(Ok(Ok(mut result))) if method == "tools/list" && matches!(live.link, Link::Http(_)) => {
-                leave_out_bad_headers(&mut result);
-                live.learn_header_params(&result);
+                live.learn_header_params(&mut result);
                 Ok(result)
             }
             Ok(Ok(outcome)) => outcome,
@@ -1159,7 +1164,12 @@ mod tests {
                 "a": {"type": "number", "x-mcp-header": "A"}}}},
             plain,
         ]});
-        leave_out_bad_headers(&mut page);
+        let mut declared = HashMap::from([("spaced".to_owned(), Vec::new()), ("plain".to_owned(), Vec::new())]);
+        learn_header_params(&mut page, &mut declared);
         assert_eq!(page["tools"], json!([good, plain]));
+        // What the kept tools declare, and nothing of the others (a tool
+        // listed again without its headers forgets them).
+        let region = vec![(vec!["region".to_owned()], "Region".to_owned())];
+        assert_eq!(declared, HashMap::from([("good".to_owned(), region)]));
     }
 }

@@ -167,6 +167,7 @@ impl Catalog {
                 return Err(BuildError::InvalidInputSchema(t.name().to_owned()));
             }
             crate::headers::check_declared(schema)
+                .map(drop)
                 .map_err(|why| BuildError::InvalidHeaderParam(t.name().to_owned(), why))?;
         }
         unique_sorted(&tools, |t| t.name(), |t| t.location, "tool")?;

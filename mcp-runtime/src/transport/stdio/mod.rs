@@ -6,6 +6,7 @@
 
 use crate::connection::Connection;
 use crate::outbound::{Backlog, Outbound};
+use crate::protocol::RequestId;
 use crate::server::Server;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -165,11 +166,9 @@ where
         match read_line(&mut reader, &mut line).await? {
             LineRead::InBuffer(end) => {
                 let text = &reader.buffer()[..end];
-                if full && is_request(text) {
-                    held.push(text.to_vec());
-                } else {
-                    held.cancel_by(text);
-                    receive_line(&mut connection, text);
+                match held.takes(full, text) {
+                    Some(id) => held.push(id, text.to_vec()),
+                    None => receive_line(&mut connection, text),
                 }
                 reader.consume(end + 1);
             }
@@ -179,11 +178,10 @@ where
                     crate::error::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
                 connection.receive_rejected(&error);
             }
-            LineRead::Line if full && is_request(&line) => held.push(std::mem::take(&mut line)),
-            LineRead::Line => {
-                held.cancel_by(&line);
-                receive_line(&mut connection, &line);
-            }
+            LineRead::Line => match held.takes(full, &line) {
+                Some(id) => held.push(id, std::mem::take(&mut line)),
+                None => receive_line(&mut connection, &line),
+            },
         }
         // Many lines may be read without waiting (the reader's buffer, a
         // pipe that is never empty): now and then the writer and the
@@ -204,59 +202,51 @@ where
     writer_task.await.map_err(std::io::Error::other)?
 }
 
-/// The requests waiting for room to run, and their bytes.
+/// The requests waiting for room to run (each with its id), and their bytes.
 #[derive(Default)]
 struct Held {
-    lines: std::collections::VecDeque<Vec<u8>>,
+    lines: std::collections::VecDeque<(RequestId, Vec<u8>)>,
     bytes: usize,
 }
 
 impl Held {
-    fn push(&mut self, line: Vec<u8>) {
+    fn push(&mut self, id: RequestId, line: Vec<u8>) {
         self.bytes = self.bytes.saturating_add(line.len());
-        self.lines.push_back(line);
+        self.lines.push_back((id, line));
     }
 
     fn pop(&mut self) -> Option<Vec<u8>> {
-        let line = self.lines.pop_front()?;
+        let (_, line) = self.lines.pop_front()?;
         self.bytes = self.bytes.saturating_sub(line.len());
         Some(line)
     }
 
-    /// Drops the request held that `line` cancels, if it is a cancellation
-    /// of one: it is never run, and never answered (as a running one that
-    /// is cancelled is not).
-    fn cancel_by(&mut self, line: &[u8]) {
-        if self.lines.is_empty() {
-            return;
+    /// Whether a line read while requests run `full` is a request to hold
+    /// (its id). A line that cancels a request held drops that one first:
+    /// it is never run, and never answered (as a running one that is
+    /// cancelled is not). Each line is read once here.
+    fn takes(&mut self, full: bool, line: &[u8]) -> Option<RequestId> {
+        if !full {
+            return None;
         }
-        let Ok(crate::jsonrpc::Message::Notification(n)) = crate::jsonrpc::parse(trim(line)) else {
-            return;
+        let n = match crate::jsonrpc::parse(trim(line)) {
+            Ok(crate::jsonrpc::Message::Request(r)) => return Some(r.id),
+            Ok(crate::jsonrpc::Message::Notification(n)) => n,
+            _ => return None,
         };
-        let Some(id) = crate::jsonrpc::cancelled_request(&n) else {
-            return;
-        };
-        let at = self.lines.iter().position(
-            |held| matches!(crate::jsonrpc::parse(trim(held)), Ok(crate::jsonrpc::Message::Request(r)) if r.id == id),
-        );
-        if let Some(line) = at.and_then(|at| self.lines.remove(at)) {
+        let id = crate::jsonrpc::cancelled_request(&n)?;
+        let at = self.lines.iter().position(|(held, _)| *held == id);
+        if let Some((_, line)) = at.and_then(|at| self.lines.remove(at)) {
             self.bytes = self.bytes.saturating_sub(line.len());
             tracing::debug!(%id, "request cancelled by the client before it started");
         }
+        None
     }
 
     /// Whether reading waits until one starts.
     fn is_full(&self) -> bool {
         self.lines.len() >= MAX_HELD || self.bytes >= MAX_LINE
     }
-}
-
-/// Whether a line is a request (what waits while too many run).
-fn is_request(line: &[u8]) -> bool {
-    matches!(
-        crate::jsonrpc::parse(trim(line)),
-        Ok(crate::jsonrpc::Message::Request(_))
-    )
 }
 
 /// Hands a line to the connection, without the whitespace around it; a

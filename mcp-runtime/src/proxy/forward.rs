@@ -553,7 +553,8 @@ impl Upstream {
         resume: Resume,
         progress: bool,
     ) -> Flow<Value> {
-        let caller = crate::tasks::caller_key(ctx.principal(), ctx.scope.peer);
+        // Whose call it is, for the bound per caller: wanted only when it parks.
+        let caller = || crate::tasks::caller_key(ctx.principal(), ctx.scope.peer);
         // Run as a task (the caller declared the extension and the call
         // outlived its first moments), the upstream's asks are the task's:
         // the call stays open here while the caller answers with
@@ -585,7 +586,7 @@ impl Upstream {
                     }
                 }
                 if !unanswered.is_empty() {
-                    return self.ask(park, parked.call, unanswered, input, caller);
+                    return self.ask(park, parked.call, unanswered, input, caller());
                 }
                 self.routes.set_parked(parked.call.id, false);
                 (parked.call, park)
@@ -714,7 +715,7 @@ impl Upstream {
                 }
                 return Err(halt);
             }
-            return self.ask(park, call, waiting, input, caller);
+            return self.ask(park, call, waiting, input, caller());
         }
     }
 

@@ -255,9 +255,12 @@ impl Connection {
         if let Some(f) = self.forwarder.take() {
             f.abort();
         }
-        // Nothing the client could answer arrives any more.
+        // Nothing the client could answer arrives any more, and it hears
+        // of no resource again: what it subscribed to is given back now,
+        // even while a detached task (a handler's, keeping its `Context`)
+        // holds the session on (a gateway stops following them upstream).
         if let Some(session) = &self.session {
-            session.close_asks();
+            session.input_ended();
         }
         self.in_flight.table().retain(|_, (cancel, abort, long_lived, _)| {
             if *long_lived {
@@ -284,5 +287,40 @@ impl Connection {
     /// over-long line) with an error without an id.
     pub fn receive_rejected(&mut self, error: &crate::error::McpError) {
         let _ = self.outbound.send(Reply::error(None, error).body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_session_whose_input_ended_follows_no_resource() {
+        let a = crate::protocol::Resource {
+            uri: "file:///a".into(),
+            name: "a".into(),
+            ..Default::default()
+        };
+        let a = crate::ResourceEntry::dynamic(a, |_uri, _ctx| async { "a" });
+        let server = Server::builder().resource_entry(a).build().unwrap();
+        let (outbound, mut answers) = crate::outbound::stream();
+        let mut connection = Connection::new(server, outbound);
+        connection.receive(
+            br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        connection.receive(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        connection.receive(br#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"file:///a"}}"#);
+        loop {
+            let answer: serde_json::Value = serde_json::from_slice(&answers.recv().await).unwrap();
+            if answer["id"] == 2 {
+                assert!(answer.get("result").is_some(), "{answer}");
+                break;
+            }
+        }
+        // Held on, as a detached task of a handler would hold it.
+        let session = connection.session.clone().unwrap();
+        assert_eq!(session.subscribed(), ["file:///a"]);
+        connection.finish().await;
+        assert!(session.subscribed().is_empty());
     }
 }

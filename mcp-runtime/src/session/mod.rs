@@ -394,6 +394,14 @@ impl Session {
         *lock(&self.subscriptions) = Subscribed::default();
     }
 
+    /// stdio's input ended: the client answers nothing more
+    /// ([`close_asks`](Self::close_asks)), and what it subscribed to is
+    /// given back.
+    pub(crate) fn input_ended(&self) {
+        self.close_asks();
+        *lock(&self.subscriptions) = Subscribed::default();
+    }
+
     /// The client can answer nothing more (stdio's input ended): the asks
     /// waiting fail now, and later ones at once, rather than each waiting
     /// out [`ASK_TIMEOUT`].

@@ -177,10 +177,18 @@ fn an_argument_that_is_not_utf8_is_refused() {
 }
 
 #[test]
-fn workers_go_with_http_and_must_be_a_number() {
+fn workers_go_with_http_and_must_be_a_number_and_metrics_with_a_server() {
     for (args, wanted) in [
         (&["--workers", "2"][..], "--workers goes with --http"),
         (&["--stdio", "--workers", "2"][..], "--workers goes with --http"),
+        (
+            &["tools", "--metrics", "127.0.0.1:0"][..],
+            "--metrics goes with --stdio or --http",
+        ),
+        (
+            &["call", "echo", "--metrics", "127.0.0.1:0"][..],
+            "--metrics goes with --stdio or --http",
+        ),
         (
             &["--http", "127.0.0.1:0", "--workers", "many"][..],
             "is not a whole number",

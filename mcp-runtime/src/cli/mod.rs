@@ -278,6 +278,9 @@ fn run_erased(
         if flags.workers.is_some() && !matches!(command, Command::Http(_)) {
             return Err("--workers goes with --http (stdio serves on one thread)".into());
         }
+        if flags.metrics.is_some() && !matches!(command, Command::Http(_) | Command::Stdio | Command::Help) {
+            return Err("--metrics goes with --stdio or --http (a command run in process serves nothing)".into());
+        }
         Ok((command, flags))
     });
     let (

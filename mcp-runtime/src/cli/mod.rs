@@ -809,11 +809,18 @@ async fn serve_with_hosts(server: Server, command: Command, allowed_hosts: Vec<S
                     rs.resource(),
                     rs.metadata_url()
                 ),
+                // The way to protect it, as this binary can: a build without
+                // the `auth` feature refuses the variables.
+                #[cfg(feature = "auth")]
                 None => format!(
                     "not protected: anyone who reaches it may call it (set {} and {} to require OAuth tokens)",
                     auth::ISSUER_ENV,
                     auth::RESOURCE_ENV
                 ),
+                #[cfg(not(feature = "auth"))]
+                None => "not protected: anyone who reaches it may call it (built without the `auth` feature of \
+                         mcp-runtime, which requires OAuth tokens)"
+                    .to_owned(),
             };
             let http = crate::transport::http::HttpServer::bind(server.clone(), &addr, config).await?;
             // Listening for SIGTERM before saying where it serves: a host

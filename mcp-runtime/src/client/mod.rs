@@ -470,15 +470,15 @@ fn learn_header_params(page: &mut Value, declared: &mut HashMap<String, Vec<crat
     let Some(tools) = page.get_mut("tools").and_then(Value::as_array_mut) else {
         return;
     };
+    // The names of the tools left out, forgotten unless a kept one has it too.
+    let mut left_out = Vec::new();
     tools.retain(|tool| {
         let name = tool["name"].as_str();
         let kept = match crate::headers::check_declared(&tool["inputSchema"]) {
             Ok(params) => params,
             Err(why) => {
                 tracing::warn!(tool = %tool["name"], "a listed tool is left out: {why}");
-                if let Some(name) = name {
-                    declared.remove(name);
-                }
+                left_out.extend(name.map(str::to_owned));
                 return false;
             }
         };
@@ -493,6 +493,11 @@ fn learn_header_params(page: &mut Value, declared: &mut HashMap<String, Vec<crat
         }
         true
     });
+    for name in left_out {
+        if !tools.iter().any(|tool| tool["name"] == name.as_str()) {
+            declared.remove(&name);
+        }
+    }
 }
 
 impl Drop for Live {
@@ -1170,6 +1175,14 @@ mod tests {
         // What the kept tools declare, and nothing of the others (a tool
         // listed again without its headers forgets them).
         let region = vec![(vec!["region".to_owned()], "Region".to_owned())];
+        assert_eq!(declared, HashMap::from([("good".to_owned(), region.clone())]));
+        // A name listed twice, once with a bad annotation: the one kept
+        // keeps its headers.
+        let bad = json!({"name": "good", "inputSchema": {"type": "object", "properties": {
+            "a": {"type": "number", "x-mcp-header": "A"}}}});
+        let mut page = json!({"tools": [good, bad]});
+        learn_header_params(&mut page, &mut declared);
+        assert_eq!(page["tools"], json!([good]));
         assert_eq!(declared, HashMap::from([("good".to_owned(), region)]));
     }
 }

@@ -469,6 +469,13 @@ impl Session {
     /// no change).
     pub(crate) fn subscribe(&self, uri: String, streams: &Arc<Streams>) -> Result<(), McpError> {
         let mut subscribed = lock(&self.subscriptions);
+        // Read under the lock that `input_ended` clears under: a subscribe
+        // still running when the input ended keeps nothing.
+        if self.asks_closed.load(Ordering::Acquire) {
+            return Err(McpError::internal(
+                "Internal error: the client can hear of no update any more (its input ended, or its session)",
+            ));
+        }
         if subscribed.uris.contains_key(&uri) {
             return Ok(());
         }
@@ -702,6 +709,20 @@ mod tests {
         assert_eq!(streams.total(), 2);
         assert!(streams.open(None).is_err(), "one without a principal");
         assert!(streams.open(Some("bob")).is_ok());
+    }
+
+    #[test]
+    fn a_session_whose_input_ended_keeps_no_subscription() {
+        let s = session();
+        let streams = Arc::new(Streams::new(SubscriptionLimits::default()));
+        assert!(s.subscribe("file:///a".into(), &streams).is_ok());
+        s.input_ended();
+        assert!(s.subscribed().is_empty());
+        assert_eq!(streams.subscribed(), 0);
+        // A subscribe that was still running keeps nothing either.
+        assert!(s.subscribe("file:///b".into(), &streams).is_err());
+        assert!(s.subscribed().is_empty());
+        assert_eq!(streams.subscribed(), 0);
     }
 
     #[test]

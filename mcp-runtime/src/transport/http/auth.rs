@@ -18,18 +18,19 @@ pub(super) const WELL_KNOWN_METADATA: &str = "/.well-known/oauth-protected-resou
 pub(super) fn metadata(auth: &crate::auth::ResourceServer, method: &Method, path: &str) -> Response<McpBody> {
     let resource_path = crate::auth::split_origin(auth.resource()).map_or("", |(_, p)| p);
     let known = path == WELL_KNOWN_METADATA || path == crate::auth::metadata_path(resource_path);
-    if !known {
-        return status(StatusCode::NOT_FOUND);
-    }
-    if method != Method::GET {
+    let mut r = if !known {
+        status(StatusCode::NOT_FOUND)
+    } else if method != Method::GET {
         let mut r = status(StatusCode::METHOD_NOT_ALLOWED);
         r.headers_mut()
             .insert(header::ALLOW, http::HeaderValue::from_static("GET"));
-        return r;
-    }
-    let mut r = Response::new(McpBody::full(auth.metadata().to_string().into_bytes()));
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        r
+    } else {
+        let mut r = Response::new(McpBody::full(auth.metadata().to_string().into_bytes()));
+        r.headers_mut()
+            .insert(header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        r
+    };
     // A cache in between keeps the answer a page of another origin (or none)
     // was given apart: only an allowed page's carries its CORS headers.
     r.headers_mut()

@@ -11,9 +11,11 @@
 #   bash deploy/cluster.sh kill I          kill -9 replica I
 #   bash deploy/cluster.sh redis-restart   stop Redis and start it again (its data is lost)
 #   bash deploy/cluster.sh redis-stop      stop Redis (redis-start starts it again)
-#   bash deploy/cluster.sh neighbours EXAMPLE N
+#   bash deploy/cluster.sh neighbours EXAMPLE N [ARG...]
 #                                          start N replicas of another example server on
-#                                          the same Redis (its own namespace; no nginx)
+#                                          the same Redis (its own namespace; no nginx),
+#                                          each given the ARGs after --http ADDR (the
+#                                          gateway's --config FILE)
 #   bash deploy/cluster.sh neighbours-down stop them (down stops them too)
 #   bash deploy/cluster.sh ports           print NGINX_PORT, REDIS_PORT, each replica's port
 #                                          and each neighbour's, and DATABASE_URL
@@ -134,8 +136,9 @@ build_example() { # EXAMPLE: prints the binary's path
 # Another server on the same Redis: its replicas join in the namespace of
 # its own name, and must neither hear the main server's events nor see its
 # tasks (nor the other way round).
-neighbours() { # EXAMPLE N
+neighbours() { # EXAMPLE N [ARG...]
     local example=${1:?example} n=${2:-2} i port bin
+    shift $(($# < 2 ? $# : 2))
     [[ "$n" =~ ^[1-9]$ ]] || die "neighbours EXAMPLE N: N must be 1 to 9"
     [ -f "$RUN/replicas" ] || die "neighbours: the cluster is not up"
     stop_neighbours
@@ -149,7 +152,7 @@ neighbours() { # EXAMPLE N
         MCP_SESSION_PREFIX="n$i-" \
         MCP_SHUTDOWN_GRACE=10 \
         RUST_LOG="${RUST_LOG:-info}" \
-            setsid "$bin" --http "127.0.0.1:$port" >>"$RUN/neighbour$i.log" 2>&1 </dev/null &
+            setsid "$bin" --http "127.0.0.1:$port" "$@" >>"$RUN/neighbour$i.log" 2>&1 </dev/null &
         echo $! >"$RUN/neighbour$i.pid"
         echo "$i" >"$RUN/neighbours"
         wait_port "$port" 30 || die "neighbour $i is not listening on $port (see $RUN/neighbour$i.log)"

@@ -4,7 +4,8 @@
 # redis-server and nginx from Debian's packages when missing), runs
 # scripts/scale_test.py against them, and stops everything (the scenario
 # two_servers_one_redis adds two replicas of examples/after-sales on the same
-# Redis, `cluster.sh neighbours`; after_sales_on_postgres starts a cluster of
+# Redis, `cluster.sh neighbours`, and gateway_replicas_announce_an_upstream_update_once
+# two of examples/gateway in front of the cluster; after_sales_on_postgres starts a cluster of
 # its own: three after-sales replicas on one PostgreSQL, installed from
 # Debian's packages when missing, and one Redis behind nginx, on ports from
 # 28500). Names on the command line run only those

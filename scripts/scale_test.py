@@ -495,6 +495,57 @@ def two_servers_one_redis():
             f"other server; keys {spaces}, channels {channels}")
 
 
+def gateway_replicas_announce_an_upstream_update_once():
+    """Two gateway replicas on one Redis, both following everything's resource for their callers: each caller hears
+    of an update once, not once per replica."""
+    config = os.path.join(RUN_DIR, "gateway.json")
+    with open(config, "w") as f:
+        json.dump({"mcpServers": {"ev": {"url": f"http://127.0.0.1:{NGINX}/mcp"}}}, f)
+    cluster("neighbours", "gateway", "2", "--config", config, timeout=900)
+    try:
+        ports = dict(line.split("=", 1) for line in cluster("ports").split())
+        g1, g2 = int(ports["NEIGHBOUR_1_PORT"]), int(ports["NEIGHBOUR_2_PORT"])
+        # Each gateway serves the upstream's tools once it has reached it.
+        deadline = time.time() + 30
+        for port in (g1, g2):
+            while True:
+                tools = [t["name"] for t in result(rpc(port, "tools/list", {}))["tools"]]
+                if "ev_test_trigger_resource_update" in tools:
+                    break
+                assert time.time() < deadline, f"gateway on {port} lists no upstream tool: {tools}"
+                time.sleep(0.3)
+        uri = "test://watched-resource"
+        updated = lambda m: m.get("method") == "notifications/resources/updated" and m["params"]["uri"] == uri
+        listeners = [Listener(port, {"resourceSubscriptions": [uri]}) for port in (g1, g2)]
+        trigger = lambda: result(rpc(REPLICAS[0], "tools/call", {"name": "test_trigger_resource_update",
+                                                                  "arguments": {}}, name="test_trigger_resource_update"))
+        try:
+            # Both gateways follow the URI upstream once each has heard of an update.
+            deadline = time.time() + 20
+            while not all(any(updated(m) for _, m in l.events) for l in listeners):
+                assert time.time() < deadline, "a gateway's caller heard of no update in 20 s"
+                trigger()
+                time.sleep(0.5)
+            time.sleep(1)
+            heard = []
+            for _ in range(5):
+                marks = [len(l.events) for l in listeners]
+                trigger()
+                for l, mark in zip(listeners, marks):
+                    assert l.wait(updated, 5, after=mark), "an update was not heard"
+                # Time for a second copy to come, if one would.
+                time.sleep(0.7)
+                heard.append([sum(1 for _, m in l.events[mark:] if updated(m)) for l, mark in zip(listeners, marks)])
+            assert all(counts == [1, 1] for counts in heard), f"updates heard by each caller, per change: {heard}"
+        finally:
+            for l in listeners:
+                l.close()
+    finally:
+        cluster("neighbours-down")
+    return f"2 gateway replicas behind one Redis, each following everything's resource: 5 changes, each heard once " \
+           f"by each replica's caller ({heard})"
+
+
 def blocking_task_keeps_its_lease():
     """A task whose handler blocks its thread 7 s (longer than the 6 s lease), polled on another replica."""
     created = result(rpc(REPLICAS[0], "tools/call", {"name": "blocking_job", "arguments": {"seconds": 7}},
@@ -784,7 +835,8 @@ def after_sales_on_postgres():
 
 SCENARIOS = [mrtr_across_replicas, notification_across_replicas, task_everywhere, rolling_restart,
              replica_and_redis_loss, redis_outage_while_busy, legacy_session_through_nginx, two_servers_one_redis,
-             blocking_task_keeps_its_lease, forged_task_event, shared_rate_limit, after_sales_on_postgres]
+             gateway_replicas_announce_an_upstream_update_once, blocking_task_keeps_its_lease, forged_task_event,
+             shared_rate_limit, after_sales_on_postgres]
 
 
 def percentiles(values):

@@ -178,13 +178,17 @@ impl Upstream {
     }
 
     /// Announces an upstream's `notifications/resources/updated` to this
-    /// server's callers, if it is of a URI followed there for them.
+    /// server's callers, if it is of a URI followed there for them. To this
+    /// process's callers only: every replica with a caller following the
+    /// URI follows it upstream itself (a legacy session lives on one
+    /// replica), so through the bus each caller would hear it once per
+    /// replica.
     pub(super) fn updated(&self, server: &Server, params: &Value) {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return;
         };
         if self.following.contains(uri) {
-            server.notify_resource_updated(uri);
+            server.announce_here(crate::server::ServerEvent::ResourceUpdated(uri.to_owned()));
         }
     }
 }

@@ -133,6 +133,15 @@ impl Server {
         self.announce(ServerEvent::ResourceUpdated(uri.into()));
     }
 
+    /// Announces a change to this process's listeners alone, whatever bus
+    /// the server has: for what each replica hears for itself (a resource
+    /// a gateway follows upstream for its own listeners, as each replica
+    /// does), which the bus would repeat on every replica once per replica.
+    #[cfg(feature = "client")]
+    pub(crate) fn announce_here(&self, event: ServerEvent) {
+        drop(self.inner.events.send(event));
+    }
+
     /// Announces a change to every listener that opted in to its kind (on
     /// every replica, when the server has an [`EventBus`]).
     /// [`ServerEvent::Missed`] reaches this process's listeners alone.

@@ -22,13 +22,17 @@ use crate::error::McpError;
 use crate::mrtr::{Flow, Halt, Input, InputRequired};
 use crate::protocol::{ClientCapabilities, ClientCapability, DetailedTask, LoggingLevel};
 use crate::server::{Context, FromContext};
-use crate::tasks::relay::{self, FollowFuture, RelayFuture, TaskRelay};
+use crate::tasks::relay;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
+
+mod task_relay;
+mod url;
+use url::{url_accepted, url_in_task, url_round, URL_ELICITATION_REQUIRED};
 
 /// How long a 2025-11-25 upstream call waits, parked, for its caller's
 /// answer before it is cancelled.
@@ -209,91 +213,6 @@ struct Resume {
     /// asked for, which the caller must accept before the call is made again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     url: Vec<String>,
-}
-
-/// A 2025-11-25 server's "URL elicitation required" error.
-const URL_ELICITATION_REQUIRED: crate::error::ErrorCode = crate::error::ErrorCode(-32042);
-
-/// A 2025-11-25 upstream's -32042 to a 2026-07-28 caller: a round asking
-/// each of the error's URL elicitations (`elicitation/create` in URL mode,
-/// under `url-<elicitationId>`). Without a URL elicitation in it, the error
-/// as it is.
-fn url_round(e: McpError, input: &Input) -> Flow<Value> {
-    let requests = url_elicitations(&e);
-    if requests.is_empty() {
-        return Err(Halt::Protocol(e));
-    }
-    check_capabilities(requests.values(), input.capabilities())?;
-    input.save(&Resume {
-        url: requests.keys().cloned().collect(),
-        ..Resume::default()
-    })?;
-    Err(Halt::Ask(InputRequired {
-        input_requests: requests,
-        request_state: None,
-    }))
-}
-
-/// The URL elicitations of a -32042 as `elicitation/create` requests, by
-/// key (`url-<elicitationId>`).
-fn url_elicitations(e: &McpError) -> Map<String, Value> {
-    let mut requests = Map::new();
-    let elicitations = e.data().and_then(|d| d.get("elicitations")).and_then(Value::as_array);
-    for (i, elicitation) in elicitations.into_iter().flatten().enumerate() {
-        if elicitation["mode"] != "url" || !elicitation["url"].is_string() {
-            continue;
-        }
-        let key = match elicitation["elicitationId"].as_str() {
-            Some(id) => format!("url-{id}"),
-            None => format!("url-{i}"),
-        };
-        requests.insert(key, json!({"method": "elicitation/create", "params": elicitation}));
-    }
-    requests
-}
-
-/// A 2025-11-25 upstream's -32042 in a call that runs as the caller's
-/// task: each URL elicitation is asked through the task (the caller
-/// answers with `tasks/update`); `Ok` when every one was accepted, and the
-/// call is then made again. Without a URL elicitation in it, the error as
-/// it is.
-async fn url_in_task(e: McpError, task: &crate::tasks::Task, upstream: &str) -> Result<(), Halt> {
-    let requests = url_elicitations(&e);
-    if requests.is_empty() {
-        return Err(Halt::Protocol(e));
-    }
-    for (key, request) in requests {
-        let answer = task
-            .ask_value(&key, ClientCapability::ElicitationUrl, request)
-            .await
-            .map_err(|e| Halt::Protocol(McpError::from(e)))?;
-        if answer["action"] != "accept" {
-            return Err(not_accepted(upstream, &key));
-        }
-    }
-    Ok(())
-}
-
-/// After a [`url_round`]: `Ok` when the caller accepted every URL
-/// elicitation asked, else the error that ends the call.
-fn url_accepted(keys: &[String], input: &Input, upstream: &str) -> Result<(), Halt> {
-    let declined = keys
-        .iter()
-        .find(|k| input.answers().get(k.as_str()).and_then(|a| a["action"].as_str()) != Some("accept"));
-    match declined {
-        None => Ok(()),
-        Some(key) => Err(not_accepted(upstream, key)),
-    }
-}
-
-/// The error that ends a call whose URL elicitation `key` was not accepted.
-fn not_accepted(upstream: &str, key: &str) -> Halt {
-    Halt::Protocol(
-        McpError::internal(format!(
-            "upstream `{upstream}` needs the user to open a URL first ({key}), which was not accepted"
-        ))
-        .with_data(json!({"upstream": upstream})),
-    )
 }
 
 /// The capabilities a 2025-11-25 upstream may ask of a caller, one bit each.
@@ -944,91 +863,6 @@ fn check_capabilities<'a>(asks: impl IntoIterator<Item = &'a Value>, caps: &Clie
         Ok(())
     } else {
         Err(Halt::Protocol(McpError::missing_capability(Value::Object(missing))))
-    }
-}
-
-impl TaskRelay for Upstream {
-    fn relay(&self, method: &str, mut params: Value, caps: Value) -> RelayFuture {
-        let client = self.client.clone();
-        let method = method.to_owned();
-        // The caller's capabilities: the upstream asks them of every request.
-        params["_meta"] = json!({ crate::protocol::META_CLIENT_CAPABILITIES: caps });
-        Box::pin(async move {
-            match client.request(&method, params).await.map_err(McpError::from) {
-                // A stdio upstream is a process of each replica: this one's
-                // does not know a task another replica's started.
-                Err(e) if e.code() == crate::error::ErrorCode::INVALID_PARAMS && client.is_stdio() => {
-                    let upstream = client.name();
-                    Err(McpError::invalid_params(format!(
-                        "{} (upstream `{upstream}` runs as a process of each replica of this server: \
-                         its task is known only to the replica that started it)",
-                        e.message()
-                    ))
-                    .with_data(json!({"upstream": upstream})))
-                }
-                other => other,
-            }
-        })
-    }
-
-    /// Follows `tasks` on one listen stream to the upstream, for as long as
-    /// the caller's stream is open (this future is dropped with it). A
-    /// stream that ends (a proxy cut it, the upstream restarted, the
-    /// connection was lost) is opened again, after half a second doubling
-    /// to 30 s while it keeps ending within a minute; one whose
-    /// notifications were missed here (more than the client keeps came at
-    /// once) is opened again after a tenth of a second. Each opening sends
-    /// every followed task as it is then: a change is never lost, at worst
-    /// said twice.
-    fn follow(&self, tasks: Vec<String>, caps: Value, out: Box<dyn Fn(Value) + Send + Sync>) -> FollowFuture {
-        const MISSED_WAIT: Duration = Duration::from_millis(100);
-        let client = self.client.clone();
-        Box::pin(async move {
-            let mut backoff = crate::client::Backoff::default();
-            loop {
-                // Heard before the stream opens, so that nothing it carries is missed.
-                let mut notes = client.notifications();
-                let opened = tokio::time::Instant::now();
-                let mut listening = match client.listen_to(json!({ "taskIds": tasks }), caps.clone()) {
-                    Ok(listening) => Some(listening),
-                    Err(e) => {
-                        tracing::debug!(upstream = %client.name(), "cannot follow its tasks: {e}; trying again in {} ms", backoff.upcoming().as_millis());
-                        None
-                    }
-                };
-                let missed = loop {
-                    let Some(open) = listening.as_mut() else { break false };
-                    tokio::select! {
-                        note = notes.recv() => match note {
-                            Ok(note) => {
-                                let params = &note.message["params"];
-                                let about = params["taskId"]
-                                    .as_str()
-                                    .is_some_and(|id| tasks.iter().any(|t| t == id));
-                                if note.message["method"] == "notifications/tasks" && about {
-                                    out(params.clone());
-                                }
-                            }
-                            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break true,
-                            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                        },
-                        () = open.ended() => break false,
-                    }
-                };
-                // Cancelled at the upstream before another opens.
-                drop(listening);
-                backoff.ended_after(opened.elapsed());
-                // Missed notifications: opened again soon, but at most ten
-                // times a second (each opening sends every followed task
-                // again, which may make other followers miss some too).
-                let pause = match missed {
-                    true => MISSED_WAIT,
-                    false => backoff.next(),
-                };
-                tracing::debug!(upstream = %client.name(), missed, "the stream following its tasks ended; opening it again in {} ms", pause.as_millis());
-                tokio::time::sleep(pause).await;
-            }
-        })
     }
 }
 

@@ -17,7 +17,7 @@ use mcp_runtime::transport::http::{HttpConfig, HttpServer};
 use mcp_runtime::{Item, ToolEntry};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
-use support::http::{post, rpc, standard_headers, with_header, Answer};
+use support::http::{build, connect, post, rpc, standard_headers, with_header, Answer, Sse};
 use support::{meta_with, names, validate_legacy, StdioClient};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -697,4 +697,74 @@ async fn a_listen_stream_agrees_to_a_hidden_resource_but_hears_nothing_of_it() {
         update["params"]["uri"], "vis://hours",
         "the hidden resource's update was sent"
     );
+}
+
+/// A listen stream whose caller is shown lists of its own hears of a list
+/// change only when what it is shown changed: a tool hidden from it comes
+/// and goes unannounced, one it is shown is announced.
+#[tokio::test]
+async fn a_listen_stream_hears_only_of_changes_to_what_it_is_shown() {
+    let server = server();
+    let mut client = StdioClient::start(server.clone());
+    client
+        .send(
+            1,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["vis://hours"]}}),
+        )
+        .await;
+    let ack = client.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    // Hidden by the server's hook from all but staff: this caller is none.
+    let admin = ToolEntry::dynamic(tool("admin_purge"), |_, _| async { "purged" });
+    server.add_tool(admin).unwrap();
+    assert!(server.remove_tool("admin_purge").unwrap());
+    let later = ToolEntry::dynamic(tool("later"), |_, _| async { "later" });
+    server.add_tool(later).unwrap();
+    // A resource update after them all marks the end of what they caused.
+    server.notify_resource_updated("vis://hours");
+    let heard = client.recv().await;
+    assert_eq!(heard["method"], "notifications/tools/list_changed", "{heard}");
+    let heard = client.recv().await;
+    assert_eq!(
+        heard["method"], "notifications/resources/updated",
+        "a change to a hidden tool was announced: {heard}"
+    );
+}
+
+/// Over HTTP a listen stream is shown what its request's headers show: a
+/// staff caller (the `x-role` header) hears of a change to a tool only
+/// staff see, which a guest's stream does not.
+#[tokio::test]
+async fn a_listen_stream_is_shown_by_its_requests_headers() {
+    let server = server();
+    let addr = serve(server.clone(), HttpConfig::default()).await;
+    let open = |role: &'static str| async move {
+        let method = "subscriptions/listen";
+        let headers = with_header(standard_headers(method, None), "x-role", Some(role));
+        let params = json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["vis://hours"]}});
+        let mut conn = connect(addr).await;
+        let response = conn
+            .send(build(
+                addr,
+                hyper::Method::POST,
+                "/mcp",
+                &headers,
+                rpc(1, method, params),
+            ))
+            .await;
+        let mut sse = Sse::open(response, method, conn);
+        let ack = sse.next().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+        sse
+    };
+    let mut staff = open("staff").await;
+    let mut guest = open("guest").await;
+    let admin = ToolEntry::dynamic(tool("admin_purge"), |_, _| async { "purged" });
+    server.add_tool(admin).unwrap();
+    server.notify_resource_updated("vis://hours");
+    let heard = staff.next().await;
+    assert_eq!(heard["method"], "notifications/tools/list_changed", "{heard}");
+    let heard = guest.next().await;
+    assert_eq!(heard["method"], "notifications/resources/updated", "{heard}");
 }

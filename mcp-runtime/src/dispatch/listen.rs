@@ -85,7 +85,10 @@ struct AckBody<'a> {
 /// `hidden`: the subscribed URIs only resources hidden from the caller
 /// serve, agreed to like URIs nothing serves, and never sent an update;
 /// `unreadable`: those whose resource (as the caller is shown it) needs
-/// scopes the caller's token lacks, left out of the acknowledgement.
+/// scopes the caller's token lacks, left out of the acknowledgement;
+/// `views`: when the caller is shown lists of its own (predicates, apps,
+/// scopes; `Some(hide)`, whether what its token does not reach is left
+/// out), a list change is told to it only when what it is shown changed.
 ///
 /// Not an `async fn`: one keeps its by-value arguments twice in its future
 /// (as captured, and as moved into the body), and an open stream holds this
@@ -96,6 +99,7 @@ pub(crate) fn listen(
     params: ListenParams,
     hidden: Vec<String>,
     unreadable: Vec<String>,
+    views: Option<bool>,
     ctx: Context,
 ) -> impl std::future::Future<Output = Result<Vec<u8>, McpError>> + Send + '_ {
     async move {
@@ -188,6 +192,8 @@ pub(crate) fn listen(
                 relayed_rx = Some(rx);
             }
         }
+        // What the caller is shown of each kind of list it follows, now.
+        let mut shown = views.map(|hide| Shown::new(server, &filter, &ctx, hide));
         // Agreed to only for resources the caller's token may read (as the
         // caller is shown them).
         filter.resource_subscriptions.retain(|uri| !unreadable.contains(uri));
@@ -263,7 +269,13 @@ pub(crate) fn listen(
                         if !make_up(server, &filter, principal.as_deref(), &mut sent, &outbound, &id).await {
                             break;
                         }
+                        if let Some(shown) = &mut shown {
+                            *shown = Shown::new(server, &filter, &shown.ctx, shown.hide);
+                        }
                     }
+                    // A change to a list that leaves what the caller is shown as it was.
+                    Ok(event)
+                        if filter.wants(&event) && shown.as_mut().is_some_and(|shown| !shown.changed(server, &event)) => {}
                     Ok(event) if filter.wants(&event) => {
                         let sent = encode_event(&event, Some(&id)).is_none_or(|note| outbound.send(note).is_ok());
                         if !sent {
@@ -297,6 +309,70 @@ pub(crate) fn listen(
             },
         };
         Ok(serde_json::to_vec(&done).unwrap_or_default())
+    }
+}
+
+/// What a caller shown lists of its own is shown of each kind it follows
+/// (tools, prompts, resources and templates), as digests of the items.
+struct Shown {
+    /// The stream's request: the caller's token, headers and metadata.
+    ctx: Context,
+    hide: bool,
+    digests: [Option<u64>; 3],
+}
+
+const LISTS: [ServerEvent; 3] = [
+    ServerEvent::ToolsListChanged,
+    ServerEvent::PromptsListChanged,
+    ServerEvent::ResourcesListChanged,
+];
+
+impl Shown {
+    fn new(server: &Server, filter: &Filter, ctx: &Context, hide: bool) -> Self {
+        let mut shown = Shown {
+            ctx: ctx.clone(),
+            hide,
+            digests: [None; 3],
+        };
+        for (at, kind) in LISTS.iter().enumerate() {
+            if filter.wants(kind) {
+                shown.digests[at] = shown.digest(server, kind);
+            }
+        }
+        shown
+    }
+
+    /// The digest of the list `event` says changed, as the caller is shown
+    /// it now; `None` for an event of no list.
+    fn digest(&self, server: &Server, event: &ServerEvent) -> Option<u64> {
+        use std::hash::Hasher;
+        let catalog = server.catalog();
+        let request = &self.ctx.scope;
+        let sight = super::visible::Sight::of_request(server, &catalog, request);
+        let lists = super::visible::Lister::new(&sight, &catalog, request.identity.as_deref(), self.hide);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        match event {
+            ServerEvent::ToolsListChanged => lists.digest(&mut hasher, sight.tools_json(&catalog), &catalog.tools),
+            ServerEvent::PromptsListChanged => lists.digest(&mut hasher, catalog.prompts_json(), &catalog.prompts),
+            ServerEvent::ResourcesListChanged => {
+                lists.digest(&mut hasher, catalog.resources_json(), &catalog.resources);
+                lists.digest(&mut hasher, catalog.templates_json(), &catalog.templates);
+            }
+            _ => return None,
+        }
+        Some(hasher.finish())
+    }
+
+    /// Whether the list `event` says changed is shown to the caller
+    /// otherwise than when it was last told (or at the start); `true` for an
+    /// event of no list.
+    fn changed(&mut self, server: &Server, event: &ServerEvent) -> bool {
+        let Some(at) = LISTS.iter().position(|kind| kind == event) else {
+            return true;
+        };
+        let now = self.digest(server, event);
+        let before = std::mem::replace(&mut self.digests[at], now);
+        before.is_none() || before != now
     }
 }
 

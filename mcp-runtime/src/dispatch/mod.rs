@@ -517,11 +517,18 @@ pub(crate) fn serve<'a>(
                 let listen: listen::ListenParams = parse_params(params)?;
                 let hidden = sight.hidden_uris(&catalog, listen.resource_subscriptions());
                 let unreadable = sight.unreadable_uris(&catalog, listen.resource_subscriptions(), token);
-                // A stream may stay open for hours: keep nothing it does not need.
+                // Lists that differ by caller: the stream is told of a change
+                // to one only when what its caller is shown changed.
+                let views = lists.private().then_some(hide);
+                let predicates = sight.on();
+                // A stream may stay open for hours: keep nothing it does not
+                // need (the headers only for the predicates that read them).
                 drop(catalog);
-                scope.headers = HeaderFacts::default();
+                if !predicates {
+                    scope.headers = HeaderFacts::default();
+                }
                 let ctx = context(server, request, meta, scope);
-                crate::boxed::boxed!(listen::listen(server, listen, hidden, unreadable, ctx)).await
+                crate::boxed::boxed!(listen::listen(server, listen, hidden, unreadable, views, ctx)).await
             }
             _ => Err(McpError::method_not_found(method_name)),
         }

@@ -16,8 +16,18 @@ use crate::meta::RequestMeta;
 use crate::protocol::{ClientCapabilities, Implementation};
 use crate::server::entry::{PromptEntry, ResourceEntry, ToolEntry};
 use crate::server::visibility::{sees, Hook, Item, Viewer};
-use crate::server::{Catalog, Server, SkillPart};
+use crate::server::{Catalog, RequestScope, Server, SkillPart};
 use serde_json::value::RawValue;
+
+/// Who a request's caller is, as far as what it is shown goes.
+struct Caller<'a> {
+    identity: Option<&'a AccessToken>,
+    principal: Option<&'a str>,
+    headers: &'a crate::headers::HeaderFacts,
+    capabilities: &'a ClientCapabilities,
+    client_info: Option<&'a Implementation>,
+    version: &'a str,
+}
 
 /// What one request's caller may see: nothing to ask (`viewer` none) unless
 /// the server has a hook or an item a predicate.
@@ -67,6 +77,40 @@ impl<'a> Sight<'a> {
         client_info: Option<&'a Implementation>,
         version: &'a str,
     ) -> Self {
+        let caller = Caller {
+            identity: scope.identity.as_deref(),
+            principal: scope.principal.as_deref(),
+            headers: &scope.headers,
+            capabilities,
+            client_info,
+            version,
+        };
+        Self::of_caller(server, catalog, caller)
+    }
+
+    /// The sight of the request a handler's context serves (a listen
+    /// stream's, at each list change).
+    pub(crate) fn of_request(server: &'a Server, catalog: &Catalog, request: &'a RequestScope) -> Self {
+        let caller = Caller {
+            identity: request.identity.as_deref(),
+            principal: request.principal.as_deref(),
+            headers: &request.headers,
+            capabilities: &request.meta.client_capabilities,
+            client_info: request.meta.client_info.as_deref(),
+            version: &request.meta.protocol_version,
+        };
+        Self::of_caller(server, catalog, caller)
+    }
+
+    fn of_caller(server: &'a Server, catalog: &Catalog, caller: Caller<'a>) -> Self {
+        let Caller {
+            identity,
+            principal,
+            headers,
+            capabilities,
+            client_info,
+            version,
+        } = caller;
         let hooks = server.inner.visibility.as_slice();
         let apps = catalog
             .has_apps
@@ -79,13 +123,13 @@ impl<'a> Sight<'a> {
             };
         }
         let mut viewer = Viewer::new(capabilities).with_protocol_version(version);
-        if let Some(token) = scope.identity.as_deref() {
+        if let Some(token) = identity {
             viewer = viewer.with_token(token);
         }
-        if let Some(principal) = scope.principal.as_deref() {
+        if let Some(principal) = principal {
             viewer = viewer.with_principal(principal);
         }
-        if let Some(headers) = scope.headers.map() {
+        if let Some(headers) = headers.map() {
             viewer = viewer.with_headers(headers);
         }
         if let Some(info) = client_info {
@@ -283,6 +327,18 @@ impl<'s, 'a> Lister<'s, 'a> {
     /// Whether what is listed differs by caller (`cacheScope: "private"`).
     pub(crate) fn private(&self) -> bool {
         self.private
+    }
+
+    /// A digest of the items (`items[i]` is `entries[i]` serialized) the
+    /// caller is shown, in order: it changes when what the caller would be
+    /// listed changes.
+    pub(crate) fn digest<E: Listed>(&self, hasher: &mut impl std::hash::Hasher, items: &[String], entries: &[E]) {
+        for (item, entry) in items.iter().zip(entries) {
+            if !self.private || (reaches(self.token, entry.scopes()) && entry.shown(self.sight)) {
+                hasher.write(item.as_bytes());
+                hasher.write_u8(0xff);
+            }
+        }
     }
 
     /// The page `params` names of the items (`items[i]` is `entries[i]`

@@ -14,8 +14,11 @@ fn add(
     a: i64,
     /** The second number. */
     b: i64,
+    /// # Offset
+    /// Added last.
+    c: Option<i64>,
 ) -> String {
-    format!("{}", a + b)
+    format!("{}", a + b + c.unwrap_or(0))
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -28,4 +31,7 @@ async fn main() {
     let properties = &tool["inputSchema"]["properties"];
     assert_eq!(properties["a"]["description"], "The first number.", "{tool}");
     assert_eq!(properties["b"]["description"], "The second number.", "{tool}");
+    // A heading first gives the property its title (schemars' rule).
+    assert_eq!(properties["c"]["title"], "Offset", "{tool}");
+    assert_eq!(properties["c"]["description"], "Added last.", "{tool}");
 }

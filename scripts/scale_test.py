@@ -501,8 +501,9 @@ def gateway_replicas_announce_an_upstream_update_once():
     config = os.path.join(RUN_DIR, "gateway.json")
     with open(config, "w") as f:
         json.dump({"mcpServers": {"ev": {"url": f"http://127.0.0.1:{NGINX}/mcp"}}}, f)
-    cluster("neighbours", "gateway", "2", "--config", config, timeout=900)
+    listeners = []
     try:
+        cluster("neighbours", "gateway", "2", "--config", config, timeout=900)
         ports = dict(line.split("=", 1) for line in cluster("ports").split())
         g1, g2 = int(ports["NEIGHBOUR_1_PORT"]), int(ports["NEIGHBOUR_2_PORT"])
         # Each gateway serves the upstream's tools once it has reached it.
@@ -516,32 +517,32 @@ def gateway_replicas_announce_an_upstream_update_once():
                 time.sleep(0.3)
         uri = "test://watched-resource"
         updated = lambda m: m.get("method") == "notifications/resources/updated" and m["params"]["uri"] == uri
-        listeners = [Listener(port, {"resourceSubscriptions": [uri]}) for port in (g1, g2)]
+        for port in (g1, g2):
+            listeners.append(Listener(port, {"resourceSubscriptions": [uri]}))
         trigger = lambda: result(rpc(REPLICAS[0], "tools/call", {"name": "test_trigger_resource_update",
                                                                   "arguments": {}}, name="test_trigger_resource_update"))
-        try:
-            # Both gateways follow the URI upstream once each has heard of an update.
-            deadline = time.time() + 20
-            while not all(any(updated(m) for _, m in l.events) for l in listeners):
-                assert time.time() < deadline, "a gateway's caller heard of no update in 20 s"
-                trigger()
-                time.sleep(0.5)
-            time.sleep(1)
-            heard = []
-            for _ in range(5):
-                marks = [len(l.events) for l in listeners]
-                trigger()
-                for l, mark in zip(listeners, marks):
-                    assert l.wait(updated, 5, after=mark), "an update was not heard"
-                # Time for a second copy to come, if one would.
-                time.sleep(0.7)
-                heard.append([sum(1 for _, m in l.events[mark:] if updated(m)) for l, mark in zip(listeners, marks)])
-            assert all(counts == [1, 1] for counts in heard), f"updates heard by each caller, per change: {heard}"
-        finally:
-            for l in listeners:
-                l.close()
+        # Both gateways follow the URI upstream once each has heard of an update.
+        deadline = time.time() + 20
+        while not all(any(updated(m) for _, m in l.events) for l in listeners):
+            assert time.time() < deadline, "a gateway's caller heard of no update in 20 s"
+            trigger()
+            time.sleep(0.5)
+        time.sleep(1)
+        heard = []
+        for _ in range(5):
+            marks = [len(l.events) for l in listeners]
+            trigger()
+            for l, mark in zip(listeners, marks):
+                assert l.wait(updated, 5, after=mark), "an update was not heard"
+            # Time for a second copy to come, if one would.
+            time.sleep(0.7)
+            heard.append([sum(1 for _, m in l.events[mark:] if updated(m)) for l, mark in zip(listeners, marks)])
+        assert all(counts == [1, 1] for counts in heard), f"updates heard by each caller, per change: {heard}"
     finally:
+        for l in listeners:
+            l.close()
         cluster("neighbours-down")
+        os.remove(config)
     return f"2 gateway replicas behind one Redis, each following everything's resource: 5 changes, each heard once " \
            f"by each replica's caller ({heard})"
 

@@ -1207,7 +1207,9 @@ async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
 }
 
 /// A caller's resource subscription is followed again after the
-/// connections to the upstream (its streams among them) are cut.
+/// connections to the upstream (its streams among them) are cut: the
+/// caller is told to read it again at once (it may have changed while the
+/// gateway heard nothing), and hears of the next change.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_followed_resource_is_heard_of_after_the_upstreams_streams_are_cut() {
     let (_upstream, relay, server) = gateway_behind_relay().await;
@@ -1222,6 +1224,20 @@ async fn a_followed_resource_is_heard_of_after_the_upstreams_streams_are_cut() {
             .count()
     };
     for round in 0..2 {
+        if round > 0 {
+            // Told once it is followed again, with no change made.
+            let before = heard(&client);
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while heard(&client) == before {
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: not told to read again within 15 s"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            // Nothing more comes of it: the next update is a change's.
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
         let before = heard(&client);
         let deadline = Instant::now() + Duration::from_secs(15);
         while heard(&client) == before {

@@ -35,6 +35,10 @@ pub(super) struct Upstream {
     /// The URIs a 2025-11-25 upstream refused to subscribe to, tried again
     /// at `retry_at`.
     refused: BTreeSet<String>,
+    /// Updates may have been missed since the URIs were last followed (a
+    /// stream ended, following failed, the connection was lost): once they
+    /// are followed again, the callers are told to read them again.
+    gap: bool,
 }
 
 impl Upstream {
@@ -63,8 +67,19 @@ impl Upstream {
             .collect()
     }
 
-    /// Follows `wanted` at `client`, and no other URI.
-    pub(super) async fn reconcile(&mut self, client: &Client, wanted: BTreeSet<String>) {
+    /// Follows `wanted` at `client`, and no other URI. The URIs followed
+    /// again after a gap (whose updates may have been missed meanwhile),
+    /// for the callers to be told of.
+    pub(super) async fn reconcile(&mut self, client: &Client, wanted: BTreeSet<String>) -> Vec<String> {
+        self.follow(client, wanted).await;
+        if !self.gap || self.retry_at.is_some() || client.era().is_none() {
+            return Vec::new();
+        }
+        self.gap = false;
+        self.following.iter().cloned().collect()
+    }
+
+    async fn follow(&mut self, client: &Client, wanted: BTreeSet<String>) {
         let name = client.name().to_owned();
         match client.era() {
             // Not connected: the reconnection starts afresh.
@@ -139,6 +154,7 @@ impl Upstream {
 
     /// Something failed: tried again after the next wait.
     fn failed(&mut self) {
+        self.gap = true;
         if self.retry_at.is_some() {
             return;
         }
@@ -147,7 +163,10 @@ impl Upstream {
 
     /// A new connection to the upstream: nothing is followed there yet.
     pub(super) fn reconnected(&mut self) {
-        *self = Upstream::default();
+        *self = Upstream {
+            gap: true,
+            ..Upstream::default()
+        };
     }
 
     /// Resolves when it is time to follow again: a 2026-07-28 stream ended
@@ -178,17 +197,27 @@ impl Upstream {
     }
 
     /// Announces an upstream's `notifications/resources/updated` to this
-    /// server's callers, if it is of a URI followed there for them. To this
-    /// process's callers only: every replica with a caller following the
-    /// URI follows it upstream itself (a legacy session lives on one
-    /// replica), so through the bus each caller would hear it once per
-    /// replica.
-    pub(super) fn updated(&self, server: &Server, params: &Value) {
+    /// server's callers, if it is of a URI followed there for them.
+    pub(super) fn updated(&self, server: &Server, client: &Client, params: &Value) {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return;
         };
         if self.following.contains(uri) {
-            server.announce_here(crate::server::ServerEvent::ResourceUpdated(uri.to_owned()));
+            announce(server, client, uri.to_owned());
         }
+    }
+}
+
+/// Announces that the upstream's resource `uri` changed. An upstream
+/// reached over HTTP is the same server for every replica, and each
+/// replica with a caller following the URI follows it there itself (a
+/// legacy session lives on one replica): announced to this process's
+/// callers only, or through a shared bus each would hear it once per
+/// replica. A stdio upstream is a process of each replica: announced to
+/// all, as this server's own.
+pub(super) fn announce(server: &Server, client: &Client, uri: String) {
+    match client.is_stdio() {
+        true => server.notify_resource_updated(uri),
+        false => server.announce_here(crate::server::ServerEvent::ResourceUpdated(uri)),
     }
 }

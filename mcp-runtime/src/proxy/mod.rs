@@ -239,7 +239,7 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                     Ok(note) if note.message["method"].as_str().is_some_and(|m| m.ends_with("/list_changed")) => break,
                     Ok(note) if note.message["method"] == "notifications/resources/updated" => {
                         if let Some(server) = weak.upgrade() {
-                            follow.updated(&server, &note.message["params"]);
+                            follow.updated(&server, &client, &note.message["params"]);
                         }
                     }
                     Ok(_) => {}
@@ -265,7 +265,17 @@ async fn follow_again(
     };
     let wanted = follow::Upstream::wanted(&server, client, served);
     drop(server);
-    follow.reconcile(client, wanted).await;
+    let again = follow.reconcile(client, wanted).await;
+    // Followed again after a gap: what changed meanwhile is read again.
+    if !again.is_empty() {
+        let Some(server) = weak.upgrade() else {
+            return false;
+        };
+        tracing::debug!(upstream = %client.name(), "following {} resources again: their callers read them again", again.len());
+        for uri in again {
+            follow::announce(&server, client, uri);
+        }
+    }
     true
 }
 

@@ -8,7 +8,7 @@
 use crate::error::McpError;
 use crate::jsonrpc;
 use crate::protocol::RequestId;
-use crate::server::{encode_event, encode_task, Context, Server, ServerEvent, TagMeta};
+use crate::server::{encode_event, encode_task, Context, Listing, Server, ServerEvent, TagMeta};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
@@ -135,6 +135,10 @@ pub(crate) fn listen(
         });
         let _bytes = server.inner.streams.hold(followed)?;
         let _open = crate::telemetry::Held::new(crate::telemetry::Gauge::ListenStreams);
+        // What the caller is shown of each kind of list it follows, now:
+        // before listening, so that a change in between is told, not taken
+        // as what was shown.
+        let mut shown = views.map(|hide| Shown::new(server, &filter, &ctx, hide));
         let mut rx = server.inner.events.subscribe();
         let id = ctx.request_id().clone();
         // The version of each followed task's record last sent (or seen at the start).
@@ -192,8 +196,6 @@ pub(crate) fn listen(
                 relayed_rx = Some(rx);
             }
         }
-        // What the caller is shown of each kind of list it follows, now.
-        let mut shown = views.map(|hide| Shown::new(server, &filter, &ctx, hide));
         // Agreed to only for resources the caller's token may read (as the
         // caller is shown them).
         filter.resource_subscriptions.retain(|uri| !unreadable.contains(uri));
@@ -351,12 +353,15 @@ impl Shown {
         let sight = super::visible::Sight::of_request(server, &catalog, request);
         let lists = super::visible::Lister::new(&sight, &catalog, request.identity.as_deref(), self.hide);
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let hashes = |listing| catalog.hashes(listing);
         match event {
-            ServerEvent::ToolsListChanged => lists.digest(&mut hasher, sight.tools_json(&catalog), &catalog.tools),
-            ServerEvent::PromptsListChanged => lists.digest(&mut hasher, catalog.prompts_json(), &catalog.prompts),
+            ServerEvent::ToolsListChanged => lists.digest(&mut hasher, hashes(sight.tools_listing()), &catalog.tools),
+            ServerEvent::PromptsListChanged => lists.digest(&mut hasher, hashes(Listing::Prompts), &catalog.prompts),
+            // The resources', templates' and skills' lists.
             ServerEvent::ResourcesListChanged => {
-                lists.digest(&mut hasher, catalog.resources_json(), &catalog.resources);
-                lists.digest(&mut hasher, catalog.templates_json(), &catalog.templates);
+                lists.digest(&mut hasher, hashes(Listing::Resources), &catalog.resources);
+                lists.digest(&mut hasher, hashes(Listing::Templates), &catalog.templates);
+                lists.digest(&mut hasher, hashes(Listing::Skills), &catalog.skills);
             }
             _ => return None,
         }

@@ -518,13 +518,15 @@ pub(crate) fn serve<'a>(
                 let hidden = sight.hidden_uris(&catalog, listen.resource_subscriptions());
                 let unreadable = sight.unreadable_uris(&catalog, listen.resource_subscriptions(), token);
                 // Lists that differ by caller: the stream is told of a change
-                // to one only when what its caller is shown changed.
-                let views = lists.private().then_some(hide);
-                let predicates = sight.on();
+                // to one only when what its caller is shown changed. Not with
+                // a shared bus: another replica's catalog may differ from
+                // this one's, and its changes are told as they come.
+                let views = lists.private().then_some(hide).filter(|_| server.inner.bus.is_none());
                 // A stream may stay open for hours: keep nothing it does not
-                // need (the headers only for the predicates that read them).
+                // need (the headers only for the predicates that may read
+                // them, those added later among them).
                 drop(catalog);
-                if !predicates {
+                if views.is_none() {
                     scope.headers = HeaderFacts::default();
                 }
                 let ctx = context(server, request, meta, scope);

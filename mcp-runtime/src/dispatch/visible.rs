@@ -160,6 +160,14 @@ impl<'a> Sight<'a> {
         self.apps == Some(false)
     }
 
+    /// Which tools' listing this caller is listed.
+    pub(crate) fn tools_listing(&self) -> crate::server::Listing {
+        match self.plain() {
+            true => crate::server::Listing::ToolsPlain,
+            false => crate::server::Listing::Tools,
+        }
+    }
+
     /// The pre-serialized tools as this caller is listed them.
     pub(crate) fn tools_json<'c>(&self, catalog: &'c Catalog) -> &'c [String] {
         if self.plain() {
@@ -329,16 +337,19 @@ impl<'s, 'a> Lister<'s, 'a> {
         self.private
     }
 
-    /// A digest of the items (`items[i]` is `entries[i]` serialized) the
-    /// caller is shown, in order: it changes when what the caller would be
-    /// listed changes.
-    pub(crate) fn digest<E: Listed>(&self, hasher: &mut impl std::hash::Hasher, items: &[String], entries: &[E]) {
-        for (item, entry) in items.iter().zip(entries) {
+    /// Adds to `hasher` the hashes of the items the caller is shown, in
+    /// order (`hashes[i]` is `entries[i]`'s, [`Catalog::hashes`]): what it
+    /// makes changes when what the caller would be listed changes.
+    pub(crate) fn digest<E: Listed>(&self, hasher: &mut impl std::hash::Hasher, hashes: &[u64], entries: &[E]) {
+        let mut shown = 0usize;
+        for (hash, entry) in hashes.iter().zip(entries) {
             if !self.private || (reaches(self.token, entry.scopes()) && entry.shown(self.sight)) {
-                hasher.write(item.as_bytes());
-                hasher.write_u8(0xff);
+                hasher.write_u64(*hash);
+                shown = shown.saturating_add(1);
             }
         }
+        // Where one listing ends and the next begins.
+        hasher.write_usize(shown);
     }
 
     /// The page `params` names of the items (`items[i]` is `entries[i]`

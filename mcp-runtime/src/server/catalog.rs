@@ -87,6 +87,20 @@ struct Listings {
     resources: OnceLock<Vec<String>>,
     templates: OnceLock<Vec<String>>,
     prompts: OnceLock<Vec<String>>,
+    /// The hashes of each [`Listing`]'s items, by its place.
+    hashes: [OnceLock<Vec<u64>>; 6],
+}
+
+/// One of the catalog's listings, as a list request's caller is shown them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Listing {
+    Tools,
+    /// The tools as callers that do not render apps see them.
+    ToolsPlain,
+    Resources,
+    Templates,
+    Prompts,
+    Skills,
 }
 
 fn index_by<T>(
@@ -283,6 +297,30 @@ impl Catalog {
         self.listings
             .prompts
             .get_or_init(|| self.prompts.iter().map(|p| to_json(&p.prompt)).collect())
+    }
+
+    /// A 64-bit hash of each item of `listing`, made once, by the first
+    /// listen stream that compares what its caller is shown.
+    pub(crate) fn hashes(&self, listing: Listing) -> &[u64] {
+        let items = match listing {
+            Listing::Tools => self.tools_json(),
+            Listing::ToolsPlain => self.tools_plain_json(),
+            Listing::Resources => self.resources_json(),
+            Listing::Templates => self.templates_json(),
+            Listing::Prompts => self.prompts_json(),
+            Listing::Skills => &self.skills_json,
+        };
+        let cell = &self.listings.hashes[listing as usize];
+        cell.get_or_init(|| {
+            items
+                .iter()
+                .map(|item| {
+                    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                    hasher.write(item.as_bytes());
+                    hasher.finish()
+                })
+                .collect()
+        })
     }
 
     pub(crate) fn parts(&self) -> Parts {

@@ -21,7 +21,7 @@ pub(crate) mod visibility;
 
 pub use apps::{AppDef, Permission, RendersApps, ToolUiDef};
 pub use builder::ServerBuilder;
-pub(crate) use catalog::{Catalog, Parts};
+pub(crate) use catalog::{Catalog, Listing, Parts};
 pub(crate) use context::RequestScope;
 pub use context::{Context, FromContext};
 pub use entry::{PromptEntry, ResourceEntry, ToolEntry};

@@ -282,6 +282,40 @@ async fn a_changed_file_is_served_and_announced_on_listen_streams() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// With lists that differ by caller (a hook hides a file), a listen stream
+/// hears of a change that only `skills/list` shows: a file rewritten at the
+/// same size, whose digest changed.
+#[tokio::test]
+async fn a_same_size_edit_is_announced_where_lists_differ_by_caller() {
+    let dir = folder("same-size");
+    let server = Server::builder()
+        .empty()
+        .skills_dir(&dir)
+        .visible_if(|_, item| !matches!(item, mcp_runtime::Item::Resource(uri) if uri.ends_with("invoice.md")))
+        .build()
+        .unwrap();
+    let mut client = StdioClient::start(server);
+    client
+        .send(
+            1,
+            "subscriptions/listen",
+            json!({"notifications": {"resourcesListChanged": true}}),
+        )
+        .await;
+    let ack = client.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let before = b"---\nname: refunds\ndescription: Word refunds\n---\nBe kind.\n";
+    let after = b"---\nname: refunds\ndescription: Word refunds\n---\nBe nice.\n";
+    assert_eq!(before.len(), after.len());
+    std::fs::write(dir.join("acme/refunds/SKILL.md"), after).unwrap();
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(10), client.recv())
+        .await
+        .expect("a list change within 10 s");
+    assert_eq!(heard["method"], "notifications/resources/list_changed", "{heard}");
+    client.close().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_bad_skill_is_a_build_error_naming_the_file_and_the_rule() {
     let dir = folder("bad");

@@ -301,7 +301,7 @@ mod tests {
             name: "a".into(),
             ..Default::default()
         };
-        let a = crate::ResourceEntry::dynamic(a, |_uri, _ctx| async { "a" });
+        let a = crate::server::ResourceEntry::dynamic(a, |_uri, _ctx| async { "a" });
         let server = Server::builder().resource_entry(a).build().unwrap();
         let (outbound, mut answers) = crate::outbound::stream();
         let mut connection = Connection::new(server, outbound);

@@ -1129,6 +1129,11 @@ impl Relay {
 /// the test can cut: the upstream process (ended when dropped), the relay
 /// and the gateway.
 async fn gateway_behind_relay() -> (EverythingHttp, Relay, Server) {
+    gateway_behind_relay_in(None).await
+}
+
+/// [`gateway_behind_relay`], speaking `era` to the upstream if given.
+async fn gateway_behind_relay_in(era: Option<Era>) -> (EverythingHttp, Relay, Server) {
     let upstream = everything_over_http();
     let upstream_addr: std::net::SocketAddr = upstream
         .url
@@ -1137,10 +1142,11 @@ async fn gateway_behind_relay() -> (EverythingHttp, Relay, Server) {
         .parse()
         .expect("an address");
     let relay = Relay::start(upstream_addr).await;
-    let server = gateway(vec![(
-        "ev",
-        Client::http(format!("http://{}/mcp", relay.addr)).name("ev"),
-    )]);
+    let mut client = Client::http(format!("http://{}/mcp", relay.addr)).name("ev");
+    if let Some(era) = era {
+        client = client.era(era);
+    }
+    let server = gateway(vec![("ev", client)]);
     (upstream, relay, server)
 }
 
@@ -1212,7 +1218,18 @@ async fn a_followed_task_is_heard_of_after_the_upstreams_stream_is_cut() {
 /// gateway heard nothing), and hears of the next change.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_followed_resource_is_heard_of_after_the_upstreams_streams_are_cut() {
-    let (_upstream, relay, server) = gateway_behind_relay().await;
+    followed_resource_after_cuts(None).await;
+}
+
+/// The same, with the gateway speaking 2025-11-25 to the upstream: its
+/// session's subscription is made again on the new connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followed_resource_of_a_2025_upstream_is_heard_of_after_the_connection_is_cut() {
+    followed_resource_after_cuts(Some(Era::Legacy)).await;
+}
+
+async fn followed_resource_after_cuts(era: Option<Era>) {
+    let (_upstream, relay, server) = gateway_behind_relay_in(era).await;
     let client = TestClient::new(&server);
     until_listed(&client, "ev_test_trigger_resource_update").await;
     client.listen(&["test://watched-resource"]).await.expect("listening");
@@ -1235,8 +1252,17 @@ async fn a_followed_resource_is_heard_of_after_the_upstreams_streams_are_cut() {
                 );
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            // Nothing more comes of it: the next update is a change's.
-            tokio::time::sleep(Duration::from_millis(500)).await;
+            // Until it is quiet (a reconnection may tell once more): the
+            // next update is a change's.
+            let mut seen = heard(&client);
+            loop {
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                let now = heard(&client);
+                if now == seen {
+                    break;
+                }
+                seen = now;
+            }
         }
         let before = heard(&client);
         let deadline = Instant::now() + Duration::from_secs(15);

@@ -146,8 +146,11 @@ impl Session {
     }
 
     /// Listens on the session's GET stream (2025-11-25) for what the server
-    /// sends unasked, again after it ends, until the session closes.
-    pub(crate) fn open_events(&self, version: &str) {
+    /// sends unasked, again after it ends, until the session closes. A
+    /// stream opened again that does not resume where the last one ended
+    /// (no event id to resume after, or the server could not) changes
+    /// `generation`: what the server sent meanwhile went unheard.
+    pub(crate) fn open_events(&self, version: &str, generation: tokio::sync::watch::Sender<u64>) {
         let shared = self.shared.clone();
         let version = version.to_owned();
         tokio::spawn(async move {
@@ -155,14 +158,22 @@ impl Session {
             // Kept from one stream to the next: the last event's id, which
             // the next GET resumes after, and the server's `retry`.
             let mut events = Events::default();
+            let mut first = true;
             loop {
                 let mut get = shared.get(Some(&version));
+                let resuming = events.last_id.is_some();
                 if let Some(last) = &events.last_id {
                     get = get.header("last-event-id", last);
                 }
                 let ended = tokio::select! {
                     response = shared.authorized(get) => match response {
-                        Ok(r) if r.status().is_success() => shared.read_stream(r, None, &mut events).await.map(|_| ()),
+                        Ok(r) if r.status().is_success() => {
+                            if !first && !resuming {
+                                generation.send_modify(|g| *g = g.wrapping_add(1));
+                            }
+                            first = false;
+                            shared.read_stream(r, None, &mut events).await.map(|_| ())
+                        }
                         // A server that cannot resume after the event named
                         // may still open a new stream.
                         Ok(r) if events.last_id.take().is_some() => {

@@ -194,6 +194,12 @@ impl Listening {
         let _ = (&mut self.ended).await;
     }
 
+    /// The id of its `subscriptions/listen` request (the
+    /// `subscriptionId` of what it carries).
+    pub(crate) fn id(&self) -> i64 {
+        self.id
+    }
+
     /// [`ended`](Self::ended), polled.
     pub(crate) fn poll_ended(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
         std::pin::Pin::new(&mut self.ended).poll(cx).map(drop)

@@ -429,7 +429,7 @@ impl Inner {
         };
         live.link.send(&note, &head).await?;
         if let Link::Http(session) = &live.link {
-            session.open_events(&live.version);
+            session.open_events(&live.version, self.generation.clone());
         }
         if let (Some(level), Some(_)) = (self.log_level, &live.capabilities.logging) {
             self.exchange(live, "logging/setLevel", json!({ "level": level }), None)
@@ -786,7 +786,9 @@ impl Client {
 
     /// Changes at each (re)connection (a stdio server started again), and
     /// each time the list-change stream [`listen`](Self::listen) keeps is
-    /// opened again on the same connection: the server's lists may differ.
+    /// opened again on the same connection (at 2025-11-25, the session's
+    /// event stream, when it could not resume where it ended): the
+    /// server's lists may differ, and what it said meanwhile went unheard.
     pub fn connections(&self) -> watch::Receiver<u64> {
         self.inner.generation.subscribe()
     }

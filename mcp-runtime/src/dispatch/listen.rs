@@ -315,7 +315,8 @@ pub(crate) fn listen(
 }
 
 /// What a caller shown lists of its own is shown of each kind it follows
-/// (tools, prompts, resources and templates), as digests of the items.
+/// (tools, prompts, and resources with templates and skills), as digests
+/// of the items.
 struct Shown {
     /// The stream's request: the caller's token, headers and metadata.
     ctx: Context,

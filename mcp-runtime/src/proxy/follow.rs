@@ -23,8 +23,8 @@ const PER_STREAM: usize = 500;
 pub(super) struct Upstream {
     /// The URIs followed there now.
     following: BTreeSet<String>,
-    /// The 2026-07-28 streams that name them, while open.
-    streams: Vec<Listening>,
+    /// The 2026-07-28 streams that name them, while open, each with its URIs.
+    streams: Vec<(Listening, Vec<String>)>,
     /// When the streams were opened.
     opened: Option<Instant>,
     /// The waits before what failed (a stream that ended, a subscription
@@ -35,10 +35,11 @@ pub(super) struct Upstream {
     /// The URIs a 2025-11-25 upstream refused to subscribe to, tried again
     /// at `retry_at`.
     refused: BTreeSet<String>,
-    /// Updates may have been missed since the URIs were last followed (a
-    /// stream ended, following failed, the connection was lost): once they
-    /// are followed again, the callers are told to read them again.
-    gap: bool,
+    /// The URIs whose updates may have gone unheard (the stream naming one
+    /// ended, the connection was lost): once followed again (a 2026-07-28
+    /// stream acknowledged, a 2025-11-25 subscription answered), their
+    /// callers are told to read them again.
+    unheard: BTreeSet<String>,
 }
 
 impl Upstream {
@@ -67,20 +68,22 @@ impl Upstream {
             .collect()
     }
 
-    /// Follows `wanted` at `client`, and no other URI. The URIs followed
-    /// again after a gap (whose updates may have been missed meanwhile),
-    /// for the callers to be told of.
+    /// Follows `wanted` at `client`, and no other URI. The URIs whose
+    /// updates may have gone unheard that a 2025-11-25 upstream now follows
+    /// again, for their callers to be told (at 2026-07-28, see
+    /// [`acknowledged`](Self::acknowledged)).
     pub(super) async fn reconcile(&mut self, client: &Client, wanted: BTreeSet<String>) -> Vec<String> {
-        self.follow(client, wanted).await;
-        if !self.gap || self.retry_at.is_some() || client.era().is_none() {
-            return Vec::new();
+        // What no caller follows any more is nobody's to be told of (known
+        // only while connected: `wanted` is the upstream's then).
+        if client.era().is_some() {
+            self.unheard.retain(|uri| wanted.contains(uri));
         }
-        self.gap = false;
-        self.following.iter().cloned().collect()
+        self.follow(client, wanted).await
     }
 
-    async fn follow(&mut self, client: &Client, wanted: BTreeSet<String>) {
+    async fn follow(&mut self, client: &Client, wanted: BTreeSet<String>) -> Vec<String> {
         let name = client.name().to_owned();
+        let mut again = Vec::new();
         match client.era() {
             // Not connected: the reconnection starts afresh.
             None => self.retry_at = None,
@@ -90,7 +93,7 @@ impl Upstream {
                 // nor before the wait after one ended is over.
                 let open = self.retry_at.is_none() && self.streams.is_empty() == wanted.is_empty();
                 if wanted == self.following && (open || waiting) {
-                    return;
+                    return again;
                 }
                 self.following = wanted;
                 self.retry_at = None;
@@ -101,9 +104,11 @@ impl Upstream {
                 let mut refused = false;
                 for chunk in uris.chunks(PER_STREAM) {
                     match client.listen_to(json!({ "resourceSubscriptions": chunk }), json!({})) {
-                        Ok(stream) => streams.push(stream),
+                        Ok(stream) => streams.push((stream, chunk.iter().map(|u| (*u).clone()).collect())),
                         Err(e) => {
                             tracing::debug!(upstream = %name, "cannot follow resources upstream: {e}");
+                            // Not followed now: what comes meanwhile goes unheard.
+                            self.unheard.extend(chunk.iter().map(|u| (*u).clone()));
                             refused = true;
                         }
                     }
@@ -137,6 +142,10 @@ impl Upstream {
                         tracing::debug!(upstream = %name, %uri, "resources/subscribe upstream failed: {e}");
                         refused.insert(uri);
                     } else {
+                        // Followed again after its updates may have gone unheard.
+                        if self.unheard.remove(&uri) {
+                            again.push(uri.clone());
+                        }
                         following.insert(uri);
                     }
                 }
@@ -150,23 +159,46 @@ impl Upstream {
                 self.refused = refused;
             }
         }
+        again
     }
 
     /// Something failed: tried again after the next wait.
     fn failed(&mut self) {
-        self.gap = true;
         if self.retry_at.is_some() {
             return;
         }
         self.retry_at = Some(Instant::now() + self.backoff.next());
     }
 
-    /// A new connection to the upstream: nothing is followed there yet.
+    /// A new connection to the upstream: nothing is followed there yet,
+    /// and what it said of the URIs followed before went unheard meanwhile.
     pub(super) fn reconnected(&mut self) {
+        let mut unheard = std::mem::take(&mut self.unheard);
+        unheard.append(&mut self.following);
         *self = Upstream {
-            gap: true,
+            unheard,
             ..Upstream::default()
         };
+    }
+
+    /// Notifications of the upstream were dropped here (more came at once
+    /// than the client keeps): the URIs followed now, for their callers to
+    /// be told to read them again.
+    pub(super) fn missed(&self) -> Vec<String> {
+        self.following.iter().cloned().collect()
+    }
+
+    /// The 2026-07-28 stream `id` was acknowledged: the URIs it names whose
+    /// updates may have gone unheard, for their callers to be told.
+    pub(super) fn acknowledged(&mut self, id: i64) -> Vec<String> {
+        let Some((_, uris)) = self.streams.iter().find(|(stream, _)| stream.id() == id) else {
+            return Vec::new();
+        };
+        let again: Vec<String> = uris.iter().filter(|u| self.unheard.contains(*u)).cloned().collect();
+        for uri in &again {
+            self.unheard.remove(uri);
+        }
+        again
     }
 
     /// Resolves when it is time to follow again: a 2026-07-28 stream ended
@@ -174,17 +206,17 @@ impl Upstream {
     /// while all is well. Cancel-safe: what it learned is kept.
     pub(super) async fn due(&mut self) {
         if self.retry_at.is_none() && !self.streams.is_empty() {
-            let ended =
-                std::future::poll_fn(
-                    |cx| match self.streams.iter_mut().position(|s| s.poll_ended(cx).is_ready()) {
-                        Some(at) => std::task::Poll::Ready(at),
-                        None => std::task::Poll::Pending,
-                    },
-                )
-                .await;
+            let ended = std::future::poll_fn(|cx| {
+                match self.streams.iter_mut().position(|(s, _)| s.poll_ended(cx).is_ready()) {
+                    Some(at) => std::task::Poll::Ready(at),
+                    None => std::task::Poll::Pending,
+                }
+            })
+            .await;
             // Only the stream that ended goes (never polled again); the
             // others carry on until all are opened again.
-            self.streams.swap_remove(ended);
+            let (_, uris) = self.streams.swap_remove(ended);
+            self.unheard.extend(uris);
             if let Some(at) = self.opened {
                 self.backoff.ended_after(at.elapsed());
             }

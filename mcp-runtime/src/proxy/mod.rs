@@ -242,8 +242,23 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                             follow.updated(&server, &client, &note.message["params"]);
                         }
                     }
+                    // A stream following resources is open upstream.
+                    Ok(note) if note.message["method"] == "notifications/subscriptions/acknowledged" => {
+                        let id = note.message["params"]["_meta"][crate::protocol::META_SUBSCRIPTION_ID].as_i64();
+                        if let Some(id) = id {
+                            if !tell_again(&weak, &client, follow.acknowledged(id)) {
+                                return;
+                            }
+                        }
+                    }
                     Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        // Updates among what was dropped: read again.
+                        if !tell_again(&weak, &client, follow.missed()) {
+                            return;
+                        }
+                        break;
+                    }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },
             }
@@ -266,15 +281,22 @@ async fn follow_again(
     let wanted = follow::Upstream::wanted(&server, client, served);
     drop(server);
     let again = follow.reconcile(client, wanted).await;
-    // Followed again after a gap: what changed meanwhile is read again.
-    if !again.is_empty() {
-        let Some(server) = weak.upgrade() else {
-            return false;
-        };
-        tracing::debug!(upstream = %client.name(), "following {} resources again: their callers read them again", again.len());
-        for uri in again {
-            follow::announce(&server, client, uri);
-        }
+    tell_again(weak, client, again)
+}
+
+/// Tells the callers following `uris` to read them again: followed again
+/// upstream after their updates may have gone unheard. False when the
+/// server is gone.
+fn tell_again(weak: &crate::server::WeakServer, client: &crate::client::Client, uris: Vec<String>) -> bool {
+    if uris.is_empty() {
+        return true;
+    }
+    let Some(server) = weak.upgrade() else {
+        return false;
+    };
+    tracing::debug!(upstream = %client.name(), "{} resources followed again: their callers read them again", uris.len());
+    for uri in uris {
+        follow::announce(&server, client, uri);
     }
     true
 }

@@ -88,8 +88,11 @@ struct Listings {
     templates: OnceLock<Vec<String>>,
     prompts: OnceLock<Vec<String>>,
     /// The hashes of each [`Listing`]'s items, by its place.
-    hashes: [OnceLock<Vec<u64>>; 6],
+    hashes: [OnceLock<Vec<u64>>; LISTINGS],
 }
+
+/// How many [`Listing`]s there are (`Skills` stays the last).
+const LISTINGS: usize = Listing::Skills as usize + 1;
 
 /// One of the catalog's listings, as a list request's caller is shown them.
 #[derive(Debug, Clone, Copy)]
@@ -100,6 +103,7 @@ pub(crate) enum Listing {
     Resources,
     Templates,
     Prompts,
+    /// The last: [`LISTINGS`] counts up to it.
     Skills,
 }
 

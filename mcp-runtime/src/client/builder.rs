@@ -194,6 +194,7 @@ impl ClientBuilder {
             live: Mutex::new(None),
             answerer: self.answerer.clone(),
             generation,
+            links: Default::default(),
             reconnecting: tokio::sync::Mutex::new(()),
             listening: Default::default(),
         });

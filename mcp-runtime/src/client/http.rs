@@ -159,19 +159,22 @@ impl Session {
             // the next GET resumes after, and the server's `retry`.
             let mut events = Events::default();
             let mut first = true;
+            // A stream that keeps ending soon is asked for again less often.
+            let mut backoff = super::Backoff::default();
             loop {
                 let mut get = shared.get(Some(&version));
                 let resuming = events.last_id.is_some();
                 if let Some(last) = &events.last_id {
                     get = get.header("last-event-id", last);
                 }
+                let opened = tokio::time::Instant::now();
+                let was_first = std::mem::replace(&mut first, false);
                 let ended = tokio::select! {
                     response = shared.authorized(get) => match response {
                         Ok(r) if r.status().is_success() => {
-                            if !first && !resuming {
+                            if !was_first && !resuming {
                                 generation.send_modify(|g| *g = g.wrapping_add(1));
                             }
-                            first = false;
                             shared.read_stream(r, None, &mut events).await.map(|_| ())
                         }
                         // A server that cannot resume after the event named
@@ -189,8 +192,12 @@ impl Session {
                 if let Err(e) = ended {
                     tracing::debug!(upstream = %shared.upstream, "the event stream ended: {e}");
                 }
+                backoff.ended_after(opened.elapsed());
+                // The server's `retry`, or longer while streams keep ending
+                // within a minute.
+                let wait = events.delay().max(backoff.next());
                 tokio::select! {
-                    _ = tokio::time::sleep(events.delay()) => {}
+                    _ = tokio::time::sleep(wait) => {}
                     _ = super::until(&mut closed) => return,
                 }
             }

@@ -172,6 +172,8 @@ struct Inner {
     /// Bumped at each (re)connection, and when the list-change stream is
     /// opened again on the same one.
     generation: watch::Sender<u64>,
+    /// Counts the connections made (a change of `generation` may be one).
+    links: std::sync::atomic::AtomicU64,
     /// Held while an HTTP connection whose session ended is opened again.
     reconnecting: tokio::sync::Mutex<()>,
     /// Whether [`Client::listen`] keeps a list-change stream open.
@@ -321,6 +323,7 @@ impl Inner {
 
     fn set_live(&self, live: Arc<Live>) {
         *self.live.lock().unwrap_or_else(|p| p.into_inner()) = Some(live);
+        self.links.fetch_add(1, Ordering::Relaxed);
         self.generation.send_modify(|g| *g = g.wrapping_add(1));
     }
 
@@ -791,6 +794,12 @@ impl Client {
     /// server's lists may differ, and what it said meanwhile went unheard.
     pub fn connections(&self) -> watch::Receiver<u64> {
         self.inner.generation.subscribe()
+    }
+
+    /// Which connection is the current one: changes with each new
+    /// connection, not when a stream is opened again on the same one.
+    pub(crate) fn link(&self) -> u64 {
+        self.inner.links.load(Ordering::Relaxed)
     }
 
     /// One request, its result as the server sent it (an `input_required`

@@ -185,6 +185,8 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
     }
     let mut served = EntryNames::default();
     let mut connections = client.connections();
+    // The connection the URIs are followed on.
+    let mut link = client.link();
     let mut notes = client.notifications();
     // The callers' resource subscriptions, followed upstream.
     let Some(mut followed) = weak.upgrade().map(|s| s.inner.streams.followed.changes()) else {
@@ -232,7 +234,19 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                     if changed.is_err() {
                         return;
                     }
-                    follow.reconnected();
+                    let now = client.link();
+                    if now != link {
+                        // A new connection: nothing is followed there yet.
+                        link = now;
+                        follow.reconnected();
+                    } else if client.era() == Some(Era::Legacy) {
+                        // The session's event stream, which carries its
+                        // updates too, was opened again without resuming;
+                        // its subscriptions hold.
+                        if !tell_again(&weak, &client, follow.missed()) {
+                            return;
+                        }
+                    }
                     break;
                 }
                 note = notes.recv() => match note {
@@ -244,7 +258,9 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
                     }
                     // A stream following resources is open upstream.
                     Ok(note) if note.message["method"] == "notifications/subscriptions/acknowledged" => {
-                        let id = note.message["params"]["_meta"][crate::protocol::META_SUBSCRIPTION_ID].as_i64();
+                        let id = note.message["params"]["_meta"][crate::protocol::META_SUBSCRIPTION_ID]
+                            .as_i64()
+                            .or(note.related);
                         if let Some(id) = id {
                             if !tell_again(&weak, &client, follow.acknowledged(id)) {
                                 return;

@@ -435,7 +435,11 @@ impl ServerBuilder {
         for skills in self.skills {
             parts.skills.extend(super::skills::parts(skills, 0));
         }
+        // What each folder held before it is read: a change made while it is
+        // read is one the watcher sees, not one it takes for the start.
+        let mut seen = Vec::with_capacity(self.skill_dirs.len());
         for (i, dir) in self.skill_dirs.iter().enumerate() {
+            seen.push(super::skills::fingerprint(dir));
             let skills = crate::skills::Skills::from_dir(dir)?;
             parts.skills.extend(super::skills::parts(skills, i as u64 + 1));
         }
@@ -513,8 +517,14 @@ impl ServerBuilder {
                 streams: Arc::new(crate::session::Streams::new(self.subscriptions)),
             }),
         };
-        for (i, dir) in self.skill_dirs.into_iter().enumerate() {
-            super::skills::watch(Arc::downgrade(&server.inner), dir, i as u64 + 1, super::skills::POLL);
+        for (i, (dir, seen)) in self.skill_dirs.into_iter().zip(seen).enumerate() {
+            super::skills::watch(
+                Arc::downgrade(&server.inner),
+                dir,
+                seen,
+                i as u64 + 1,
+                super::skills::POLL,
+            );
         }
         Ok(server)
     }

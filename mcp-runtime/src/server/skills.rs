@@ -119,9 +119,9 @@ impl Catalog {
 pub(crate) const POLL: Duration = Duration::from_secs(1);
 
 /// What a folder looked like: every file's path, length and modification time.
-type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+pub(super) type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
-fn fingerprint(dir: &Path) -> Fingerprint {
+pub(super) fn fingerprint(dir: &Path) -> Fingerprint {
     /// `held`: the folders being walked, canonical (the root first); a
     /// link back to one of them, or out of the root, is not followed (the
     /// reader refuses such a folder; the walk would not end, or would look
@@ -167,11 +167,11 @@ fn fingerprint(dir: &Path) -> Fingerprint {
 /// for each file whose bytes changed or that went away) is announced, on
 /// this replica's listen streams and, through the event bus, on the others'.
 /// An invalid folder is logged and the skills served stay as they were.
-pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, source: u64, poll: Duration) {
+/// `seen`: what the folder held when the skills served were read.
+pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, mut seen: Fingerprint, source: u64, poll: Duration) {
     let spawned = std::thread::Builder::new()
         .name("mcp-skills-watch".into())
         .spawn(move || {
-            let mut seen = fingerprint(&dir);
             let mut failed: Option<Fingerprint> = None;
             loop {
                 std::thread::sleep(poll);

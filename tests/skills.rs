@@ -237,10 +237,8 @@ async fn a_folder_is_listed_in_whole_skills_with_digests_of_what_is_read() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[tokio::test]
-async fn a_changed_file_is_served_and_announced_on_listen_streams() {
-    let dir = folder("reload");
-    let server = Server::builder().empty().skills_dir(&dir).build().unwrap();
+/// A client of `server` with a listen stream open for resource list changes.
+async fn listening_to_resource_lists(server: Server) -> StdioClient {
     let mut client = StdioClient::start(server);
     client
         .send(
@@ -251,6 +249,14 @@ async fn a_changed_file_is_served_and_announced_on_listen_streams() {
         .await;
     let ack = client.recv().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    client
+}
+
+#[tokio::test]
+async fn a_changed_file_is_served_and_announced_on_listen_streams() {
+    let dir = folder("reload");
+    let server = Server::builder().empty().skills_dir(&dir).build().unwrap();
+    let mut client = listening_to_resource_lists(server).await;
 
     let changed = b"---\nname: refunds\ndescription: Word refunds kindly\n---\nBe kinder.\n";
     std::fs::write(dir.join("acme/refunds/SKILL.md"), changed).unwrap();
@@ -294,16 +300,7 @@ async fn a_same_size_edit_is_announced_where_lists_differ_by_caller() {
         .visible_if(|_, item| !matches!(item, mcp_runtime::Item::Resource(uri) if uri.ends_with("invoice.md")))
         .build()
         .unwrap();
-    let mut client = StdioClient::start(server);
-    client
-        .send(
-            1,
-            "subscriptions/listen",
-            json!({"notifications": {"resourcesListChanged": true}}),
-        )
-        .await;
-    let ack = client.recv().await;
-    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let mut client = listening_to_resource_lists(server).await;
     let before = b"---\nname: refunds\ndescription: Word refunds\n---\nBe kind.\n";
     let after = b"---\nname: refunds\ndescription: Word refunds\n---\nBe nice.\n";
     assert_eq!(before.len(), after.len());

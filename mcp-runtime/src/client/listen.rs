@@ -17,9 +17,10 @@ const STEADY: Duration = Duration::from_secs(60);
 
 /// The waits before what ended (or could not be opened) is opened again,
 /// for everything kept open to a server: the list-change stream, a
-/// gateway's streams following tasks and resources upstream, its first
-/// connection to an upstream, and a stdio server's process. Half a second,
-/// doubling to 30 s while it keeps ending within a minute.
+/// 2025-11-25 session's event stream, a gateway's streams following tasks
+/// and resources upstream, its first connection to an upstream, and a
+/// stdio server's process. Half a second, doubling to 30 s while it keeps
+/// ending within a minute.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Backoff {
     next: Duration,

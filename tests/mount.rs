@@ -163,6 +163,32 @@ async fn a_mounted_servers_guards_are_carried_or_refused() {
         refused.to_string().contains("set it on the mounting server"),
         "{refused}"
     );
+    // Its tools' own rates go with them, counted in its shared store: a
+    // mounting server without one would count them per replica.
+    let rated = || {
+        let tool: mcp_runtime::protocol::Tool =
+            serde_json::from_value(json!({"name": "rated", "inputSchema": {"type": "object"}})).unwrap();
+        mcp_runtime::ToolEntry::dynamic(tool, |_, _| async { "ok" }).rate_limit("5/s".parse().unwrap())
+    };
+    let store: std::sync::Arc<dyn mcp_runtime::RateStore> = std::sync::Arc::new(Unlimited);
+    let shared = Server::builder()
+        .empty()
+        .tool_entry(rated())
+        .rate_store(store.clone())
+        .build()
+        .unwrap();
+    let refused = Server::builder().empty().mount("shared", &shared).build().unwrap_err();
+    assert!(
+        matches!(&refused, BuildError::MountedGuards(_, what) if what.contains("rate store")),
+        "{refused:?}"
+    );
+    let server = Server::builder()
+        .empty()
+        .rate_store(store)
+        .mount("shared", &shared)
+        .build()
+        .unwrap();
+    assert_eq!(server.tool_names(), ["shared_rated"]);
     let bounded = Server::builder()
         .empty()
         .tool::<nap>()
@@ -244,4 +270,13 @@ async fn prefixed_uris_let_two_mounts_of_the_same_resources_live_side_by_side() 
         -32602,
         "only the prefixed URI is served: {unprefixed:?}"
     );
+}
+
+/// A shared rate store that admits every call.
+struct Unlimited;
+
+impl mcp_runtime::RateStore for Unlimited {
+    fn spend<'a>(&'a self, _: &'a str, _: mcp_runtime::Rate) -> mcp_runtime::RateFuture<'a> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }

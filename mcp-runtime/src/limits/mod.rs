@@ -96,6 +96,11 @@ impl Limits {
         self.server_rate.is_some() || self.callers.is_some() || self.tool_rates.load(Ordering::Relaxed)
     }
 
+    /// Whether some tool's own rate is counted in a shared store.
+    pub(crate) fn shares_tool_rates(&self) -> bool {
+        self.shared.is_some() && self.tool_rates()
+    }
+
     /// Whether tool calls look up their tool's own rate.
     pub(crate) fn tool_rates(&self) -> bool {
         self.tool_rates.load(Ordering::Relaxed)

@@ -324,7 +324,9 @@ impl ServerBuilder {
     /// Build `other` from [`empty`](Self::empty) (or [`only`](Self::only)) so
     /// that it holds just its own part of the link-time registry. Its tools
     /// keep their timeouts (its `tool_timeout` too) and rates; middleware or
-    /// server-wide limits on `other` are a [`BuildError`]: set them here.
+    /// server-wide limits on `other` are a [`BuildError`]: set them here. So
+    /// is a [`rate_store`](Self::rate_store) of `other` its tools' rates are
+    /// counted in, when this server has none.
     pub fn mount(self, prefix: impl Into<String>, other: &Server) -> Self {
         self.mount_with(prefix, other, super::MountUris::Kept)
     }
@@ -445,7 +447,7 @@ impl ServerBuilder {
         }
         let mut config = self.config;
         for (prefix, other, uris) in &self.mounts {
-            super::mount::mount_into(&mut parts, prefix, other, *uris)?;
+            super::mount::mount_into(&mut parts, prefix, other, *uris, self.rate_store.is_some())?;
             if let Some(theirs) = &other.inner.config.instructions {
                 let text = match config.instructions.take() {
                     Some(mine) => format!("{mine}\n\n{prefix}: {theirs}"),

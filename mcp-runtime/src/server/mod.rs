@@ -79,7 +79,9 @@ pub enum BuildError {
     #[error("mount prefix `{0}`: use 1 to 64 characters of A-Za-z0-9_.-")]
     InvalidMountPrefix(String),
     /// The server mounted under this prefix has middleware or server-wide
-    /// limits, which mounting does not carry (they would be dropped).
+    /// limits, which mounting does not carry (they would be dropped), or a
+    /// rate store its tools' rates are counted in, which the mounting
+    /// server lacks (they would be counted per replica).
     #[error(
         "mount `{0}`: the mounted server has {1}, which mounting does not carry: set it on the mounting \
          server (it applies to every call there, the mounted ones too)"

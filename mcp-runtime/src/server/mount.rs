@@ -81,7 +81,14 @@ fn as_template(uri: &str) -> Item<'_> {
 /// Adds a mounted server's entries to `parts`: tools and prompts renamed
 /// `prefix_name`, resources and templates under their URIs or prefixed
 /// ones, every handler run with the mounted server's state.
-pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: MountUris) -> Result<(), BuildError> {
+/// `shared_rates`: whether the mounting server counts rates in a shared store.
+pub(super) fn mount_into(
+    parts: &mut Parts,
+    prefix: &str,
+    other: &Server,
+    uris: MountUris,
+    shared_rates: bool,
+) -> Result<(), BuildError> {
     if !valid_prefix(prefix) {
         return Err(BuildError::InvalidMountPrefix(prefix.to_owned()));
     }
@@ -91,6 +98,9 @@ pub(super) fn mount_into(parts: &mut Parts, prefix: &str, other: &Server, uris: 
         Some("middleware")
     } else if other.inner.limits.server_wide() {
         Some("server-wide rate limits or calls-in-progress limits")
+    } else if other.inner.limits.shares_tool_rates() && !shared_rates {
+        // Its tools' rates go with them, but would be counted per replica here.
+        Some("a rate store its tools' own rates are counted in")
     } else {
         None
     };

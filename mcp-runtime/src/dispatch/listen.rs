@@ -272,7 +272,7 @@ pub(crate) fn listen(
                             break;
                         }
                         if let Some(shown) = &mut shown {
-                            *shown = Shown::new(server, &filter, &shown.ctx, shown.hide);
+                            shown.refresh(server, &filter);
                         }
                     }
                     // A change to a list that leaves what the caller is shown as it was.
@@ -337,12 +337,18 @@ impl Shown {
             hide,
             digests: [None; 3],
         };
+        shown.refresh(server, filter);
+        shown
+    }
+
+    /// Takes the digest of each kind of list `filter` follows, as the
+    /// caller is shown it now.
+    fn refresh(&mut self, server: &Server, filter: &Filter) {
         for (at, kind) in LISTS.iter().enumerate() {
             if filter.wants(kind) {
-                shown.digests[at] = shown.digest(server, kind);
+                self.digests[at] = self.digest(server, kind);
             }
         }
-        shown
     }
 
     /// The digest of the list `event` says changed, as the caller is shown
@@ -370,15 +376,15 @@ impl Shown {
     }
 
     /// Whether the list `event` says changed is shown to the caller
-    /// otherwise than when it was last told (or at the start); `true` for an
-    /// event of no list.
+    /// otherwise than when it was last told (or at the start; one whose
+    /// digest was never taken counts as changed); `true` for an event of no
+    /// list.
     fn changed(&mut self, server: &Server, event: &ServerEvent) -> bool {
         let Some(at) = LISTS.iter().position(|kind| kind == event) else {
             return true;
         };
         let now = self.digest(server, event);
-        let before = std::mem::replace(&mut self.digests[at], now);
-        before.is_none() || before != now
+        std::mem::replace(&mut self.digests[at], now) != now
     }
 }
 

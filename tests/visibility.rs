@@ -699,6 +699,59 @@ async fn a_listen_stream_agrees_to_a_hidden_resource_but_hears_nothing_of_it() {
     );
 }
 
+/// A resource the stream's caller was shown when it subscribed, whose URI
+/// only a hidden resource serves once it is removed: its updates are no
+/// longer sent, after a gap in the stream's events neither.
+#[tokio::test]
+async fn a_listen_stream_hears_nothing_of_a_resource_hidden_after_it_subscribed() {
+    let server = server();
+    let resource: mcp_runtime::protocol::Resource =
+        serde_json::from_value(json!({"uri": "vis://notes/7", "name": "note 7"})).unwrap();
+    server
+        .add_resource(mcp_runtime::ResourceEntry::dynamic(resource, |_, _| async { "open" }))
+        .unwrap();
+    let mut client = StdioClient::start(server.clone());
+    let uris = ["vis://notes/7", "vis://hours", "vis://end"];
+    client
+        .send(
+            1,
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": uris}}),
+        )
+        .await;
+    let ack = client.recv().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    server.notify_resource_updated("vis://notes/7");
+    let heard = client.recv().await;
+    assert_eq!(heard["params"]["uri"], "vis://notes/7", "{heard}");
+    // Now only the staff template serves the URI.
+    assert!(server.remove_resource("vis://notes/7").unwrap());
+    server.notify_resource_updated("vis://notes/7");
+    server.notify_resource_updated("vis://hours");
+    let heard = client.recv().await;
+    assert_eq!(heard["method"], "notifications/resources/updated", "{heard}");
+    assert_eq!(
+        heard["params"]["uri"], "vis://hours",
+        "the update of a resource hidden since was sent"
+    );
+    // More events than the stream holds: it falls behind and is told of
+    // everything it follows again, but of the hidden resource.
+    for _ in 0..300 {
+        server.notify_resource_updated("vis://end");
+    }
+    server.notify_resource_updated("vis://hours");
+    let mut heard = Vec::new();
+    while heard.last().is_none_or(|uri| uri != "vis://hours") {
+        let note = client.recv().await;
+        heard.push(note["params"]["uri"].as_str().unwrap().to_owned());
+    }
+    assert!(heard.len() < 300, "the stream did not fall behind: {}", heard.len());
+    assert!(
+        !heard.iter().any(|uri| uri == "vis://notes/7"),
+        "the make-up told of a hidden resource"
+    );
+}
+
 /// A listen stream whose caller is shown lists of its own hears of a list
 /// change only when what it is shown changed: a tool hidden from it comes
 /// and goes unannounced, one it is shown is announced.

@@ -268,14 +268,16 @@ pub(crate) fn listen(
                     // server's, or the event bus reconnected).
                     missed @ (Ok(ServerEvent::Missed) | Err(broadcast::error::RecvError::Lagged(_))) => {
                         tracing::debug!(?missed, "a listen stream is told again of what it follows");
-                        if !make_up(server, &filter, principal.as_deref(), &mut sent, &outbound, &id).await {
+                        if !make_up(server, &filter, shown.as_ref(), principal.as_deref(), &mut sent, &outbound, &id).await {
                             break;
                         }
                         if let Some(shown) = &mut shown {
                             shown.refresh(server, &filter);
                         }
                     }
-                    // A change to a list that leaves what the caller is shown as it was.
+                    // A change to a list that leaves what the caller is shown
+                    // as it was, or an update of a resource it is no longer
+                    // shown or may no longer read (the catalog changed).
                     Ok(event)
                         if filter.wants(&event) && shown.as_mut().is_some_and(|shown| !shown.changed(server, &event)) => {}
                     Ok(event) if filter.wants(&event) => {
@@ -377,24 +379,44 @@ impl Shown {
 
     /// Whether the list `event` says changed is shown to the caller
     /// otherwise than when it was last told (or at the start; one whose
-    /// digest was never taken counts as changed); `true` for an event of no
-    /// list.
+    /// digest was never taken counts as changed); for a resource's update,
+    /// whether the caller is still shown a resource that serves its URI and
+    /// may read it; `true` for any other event.
     fn changed(&mut self, server: &Server, event: &ServerEvent) -> bool {
+        if let ServerEvent::ResourceUpdated(uri) = event {
+            return self.reads(server, uri);
+        }
         let Some(at) = LISTS.iter().position(|kind| kind == event) else {
             return true;
         };
         let now = self.digest(server, event);
         std::mem::replace(&mut self.digests[at], now) != now
     }
+
+    /// Whether the caller may hear of `uri`'s updates as the catalog is
+    /// now: no resource hidden from it alone serves the URI, and its token
+    /// may read the one it is shown.
+    fn reads(&self, server: &Server, uri: &str) -> bool {
+        let catalog = server.catalog();
+        let request = &self.ctx.scope;
+        let sight = super::visible::Sight::of_request(server, &catalog, request);
+        let uris = [uri.to_owned()];
+        sight.hidden_uris(&catalog, &uris).is_empty()
+            && sight
+                .unreadable_uris(&catalog, &uris, request.identity.as_deref())
+                .is_empty()
+    }
 }
 
 /// After events were missed, whatever they were: tells the stream of every
 /// kind it follows (a list changed, a resource updated: read again, it
-/// finds nothing new at worst), and of each followed task that changed.
-/// `false` when the stream closed.
+/// finds nothing new at worst; not one `shown` says the caller may no
+/// longer read), and of each followed task that changed. `false` when the
+/// stream closed.
 async fn make_up(
     server: &Server,
     filter: &Filter,
+    shown: Option<&Shown>,
     principal: Option<&str>,
     sent: &mut [u64],
     outbound: &crate::outbound::Outbound,
@@ -408,6 +430,7 @@ async fn make_up(
     let updates = filter
         .resource_subscriptions
         .iter()
+        .filter(|uri| shown.is_none_or(|shown| shown.reads(server, uri)))
         .map(|uri| ServerEvent::ResourceUpdated(uri.clone()));
     let open = kinds
         .into_iter()

@@ -164,7 +164,9 @@ pub(crate) async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
     Err(McpError::internal(format!("{method}: more than 10000 pages")))
 }
 
-/// A JSON-RPC error object as an [`McpError`]: its code, message and data.
+/// A JSON-RPC error object as an [`McpError`]: its code, message and data;
+/// one whose `data.retryAfterMs` says when to retry (a rate limit) is
+/// answered over HTTP as a 429 with `Retry-After`, as the server answered.
 pub(crate) fn error_of(error: &Value) -> McpError {
     let code = error["code"]
         .as_i64()
@@ -172,8 +174,12 @@ pub(crate) fn error_of(error: &Value) -> McpError {
         .unwrap_or(-32603);
     let message = error["message"].as_str().unwrap_or_default().to_owned();
     let e = McpError::new(ErrorCode(code), message);
-    match error.get("data") {
-        Some(data) => e.with_data(data.clone()),
+    let Some(data) = error.get("data") else {
+        return e;
+    };
+    let e = e.with_data(data.clone());
+    match data.get("retryAfterMs").and_then(Value::as_u64) {
+        Some(ms) => e.retrying_after(std::time::Duration::from_millis(ms)),
         None => e,
     }
 }

@@ -180,10 +180,23 @@ impl McpError {
     /// and may retry after `wait`. Over HTTP the status is 429 with a
     /// `Retry-After` header (whole seconds, rounded up).
     pub fn rate_limited(message: impl Into<Cow<'static, str>>, wait: Duration) -> Self {
-        let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
-        let mut e = Self::new(ErrorCode::INTERNAL_ERROR, message).with_data(serde_json::json!({ "retryAfterMs": ms }));
-        e.status = Status::TooMany(ms);
-        e
+        // Rounded up: a caller that waits as long as it is told is not refused again.
+        let ms = u64::try_from(wait.as_micros().div_ceil(1000))
+            .unwrap_or(u64::MAX)
+            .max(1);
+        Self::new(ErrorCode::INTERNAL_ERROR, message)
+            .with_data(serde_json::json!({ "retryAfterMs": ms }))
+            .retrying_after(Duration::from_millis(ms))
+    }
+
+    /// The same error, answered over HTTP as a 429 with `Retry-After` (an
+    /// upstream's refusal that said when to retry, relayed as it was).
+    pub(crate) fn retrying_after(mut self, wait: Duration) -> Self {
+        let ms = u64::try_from(wait.as_micros().div_ceil(1000))
+            .unwrap_or(u64::MAX)
+            .max(1);
+        self.status = Status::TooMany(ms);
+        self
     }
 
     /// How long to wait before retrying, for a [`rate_limited`](McpError::rate_limited) error.
@@ -240,5 +253,21 @@ impl<'a> From<&'a McpError> for WireError<'a> {
             message: &e.message,
             data: e.data.as_deref(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_is_rounded_up_in_milliseconds_and_in_seconds() {
+        let e = McpError::rate_limited("slow down", Duration::from_micros(99_870));
+        assert_eq!(e.data().unwrap()["retryAfterMs"], 100);
+        assert_eq!(e.http_status(), 429);
+        let reply = crate::dispatch::Reply::error(None, &McpError::rate_limited("x", Duration::from_micros(1_000_400)));
+        assert_eq!(reply.retry_after, Some(2));
+        let e = McpError::rate_limited("x", Duration::ZERO);
+        assert_eq!(e.data().unwrap()["retryAfterMs"], 1);
     }
 }

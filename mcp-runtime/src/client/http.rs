@@ -10,8 +10,9 @@
 use super::credentials::{Grant, Tokens};
 use super::inbox::Inbox;
 use super::{ClientError, Head};
+use crate::error::McpError;
 use base64::Engine;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -281,17 +282,36 @@ impl Shared {
         if status.is_success() {
             return Ok(response);
         }
+        // A 429 or 503 that says when to retry (`Retry-After` in seconds).
+        let retry = matches!(status.as_u16(), 429 | 503)
+            .then(|| response.headers().get(reqwest::header::RETRY_AFTER))
+            .flatten()
+            .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
         let body = read_prefix(response, MAX_REFUSAL).await;
-        Err(self.refused(status, &body))
+        Err(self.refused(status, retry, &body))
     }
 
     /// A refusal: the JSON-RPC error in the body if there is one (kept as
-    /// the server sent it), else the status.
-    fn refused(&self, status: reqwest::StatusCode, body: &str) -> ClientError {
+    /// the server sent it), else the status; one that says when to retry
+    /// stays a refusal to retry later (a gateway answers its caller 429).
+    fn refused(&self, status: reqwest::StatusCode, retry: Option<Duration>, body: &str) -> ClientError {
         if let Ok(message) = serde_json::from_str::<Value>(body) {
             if let Some(error) = message.get("error") {
-                return ClientError::Rpc(crate::calls::error_of(error));
+                let e = crate::calls::error_of(error);
+                return ClientError::Rpc(match retry {
+                    Some(wait) if e.retry_after().is_none() => e.retrying_after(wait),
+                    _ => e,
+                });
             }
+        }
+        if let Some(wait) = retry {
+            let upstream = self.upstream.to_string();
+            let message = format!("{upstream} is busy (HTTP {status}); retry in {} s", wait.as_secs());
+            let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+            return ClientError::Rpc(
+                McpError::rate_limited(message, wait).with_data(json!({ "retryAfterMs": ms, "upstream": upstream })),
+            );
         }
         let body: String = body.chars().take(200).collect();
         ClientError::Transport {

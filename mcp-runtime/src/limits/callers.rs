@@ -53,7 +53,8 @@ impl Callers {
     /// A place for `key`, waiting at most `wait` for one; `None` when none
     /// came free in time.
     pub(crate) async fn take(self: &Arc<Self>, key: String, wait: Duration) -> Option<Place> {
-        let deadline = tokio::time::Instant::now() + wait;
+        // A wait too long to be a time waits as long as it takes.
+        let deadline = tokio::time::Instant::now().checked_add(wait);
         loop {
             // Registered before the check, so a place freed in between wakes it.
             let freed = self.freed.notified();
@@ -65,8 +66,13 @@ impl Callers {
                     key,
                 });
             }
-            if tokio::time::timeout_at(deadline, freed).await.is_err() {
-                return None;
+            match deadline {
+                Some(deadline) => {
+                    if tokio::time::timeout_at(deadline, freed).await.is_err() {
+                        return None;
+                    }
+                }
+                None => freed.await,
             }
         }
     }
@@ -122,5 +128,18 @@ mod tests {
         drop(a1);
         assert!(waiter.await.unwrap(), "the waiter got the freed place");
         assert_eq!(callers.held("a"), 1);
+    }
+
+    #[tokio::test]
+    async fn a_wait_too_long_to_be_a_time_waits_as_long_as_it_takes() {
+        let callers = Callers::new(1);
+        let held = callers.take("a".into(), Duration::MAX).await.unwrap();
+        let waiter = {
+            let callers = callers.clone();
+            tokio::spawn(async move { callers.take("a".into(), Duration::MAX).await.is_some() })
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(held);
+        assert!(waiter.await.unwrap(), "the waiter got the freed place");
     }
 }

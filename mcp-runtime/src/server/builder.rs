@@ -175,8 +175,10 @@ impl ServerBuilder {
         self
     }
 
-    /// How long a call to a tool at its `max_concurrency` waits for a place
-    /// before it is told the tool is busy (default 5 s).
+    /// How long a call waits for a place before it is refused (default 5 s):
+    /// a call to a tool at its `max_concurrency` (told the tool is busy), or
+    /// one of a caller at its [`max_calls_per_caller`](Self::max_calls_per_caller)
+    /// (429). `Duration::MAX` waits as long as it takes.
     pub fn busy_wait(mut self, wait: std::time::Duration) -> Self {
         self.config.busy_wait = wait;
         self
@@ -236,10 +238,11 @@ impl ServerBuilder {
     /// Each caller may have at most `n` tool calls, reads and gets in
     /// progress at once; one more waits at most [`busy_wait`](Self::busy_wait)
     /// for one to end, then is refused like a call past a rate limit (429,
-    /// retry in a second). A task's call ends when the task is created.
-    /// `MCP_MAX_CALLS_PER_CALLER` sets it for `main!` binaries.
+    /// retry in a second). A task's call ends when the task is created. 0
+    /// sets no bound, the default. `MCP_MAX_CALLS_PER_CALLER` sets it for `main!`
+    /// binaries.
     pub fn max_calls_per_caller(mut self, n: usize) -> Self {
-        self.max_calls_per_caller = Some(n);
+        self.max_calls_per_caller = (n > 0).then_some(n);
         self
     }
 

@@ -606,6 +606,38 @@ async fn both_eras_on_one_endpoint_concurrently() {
     validate_legacy(&sub.messages()[0], Some("resources/subscribe"));
 }
 
+/// A session's client that takes only JSON answers gets no stream: its
+/// calls are served, and only a handler that asks fails (it cannot be
+/// asked during the call).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_client_takes_only_json_is_served() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let only_json = [JSON, ("accept", "application/json"), ("mcp-session-id", id.as_str())];
+    let r = http(
+        addr,
+        "POST",
+        &only_json,
+        &legacy(5, "tools/call", json!({"name": "slow_answer", "arguments": {"ms": 1}})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let m = &r.messages()[0];
+    validate_legacy(m, Some("tools/call"));
+    assert_eq!(m["result"]["content"][0]["text"], "after 1 ms", "{m}");
+    let r = http(
+        addr,
+        "POST",
+        &only_json,
+        &legacy(6, "tools/call", json!({"name": "greet_me", "arguments": {}})),
+    )
+    .await;
+    let m = &r.messages()[0];
+    validate_legacy(m, Some("tools/call"));
+    assert_eq!(m["error"]["code"], -32603, "{m}");
+    assert!(m["error"]["message"].as_str().unwrap().contains("only JSON"), "{m}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_http_session_gets_server_requests_on_the_call_stream() {
     let addr = start(HttpConfig::default()).await;

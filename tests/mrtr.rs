@@ -95,6 +95,24 @@ fn order(item: String, input: Input) -> Flow<String> {
     Ok(format!("{summary}, size {size:?}, express {}", shipping.express))
 }
 
+/// A record, named by its id.
+#[mcp_runtime::schema]
+struct Record {
+    /// The record's id.
+    id: String,
+}
+
+/// Ships a record: asks where to, keeps which record, then says so.
+#[tool]
+fn ship_record(record: Record, input: Input) -> Flow<String> {
+    if input.state::<String>().is_none() {
+        input.save(&record.id)?;
+    }
+    let shipping = input.elicit::<Shipping>("shipping", "Where to?")?.accepted();
+    let kept: String = input.state().unwrap_or_default();
+    Ok(format!("{kept} to {:?}", shipping.map(|s| s.city)))
+}
+
 /// Needs elicitation and sampling in one round.
 #[tool]
 fn both(input: Input) -> Flow<String> {
@@ -487,6 +505,37 @@ async fn an_answer_outside_its_forms_bounds_is_an_error() {
         .call(4, "tools/call", params("restock", json!({}), caps_all(), answer(10)))
         .await;
     assert_eq!(v["result"]["content"][0]["text"], "Some(10)", "{v}");
+    c.close().await.unwrap();
+}
+
+/// Arguments that do not read as a JSON value (a number out of range in a
+/// field the tool ignores) still bind the state to themselves: the state
+/// of `mine` opens for `mine` alone, not for `other` (whose call would
+/// then ship `mine`).
+#[tokio::test]
+async fn a_state_is_bound_to_arguments_that_do_not_read_as_a_value() {
+    let mut c = client();
+    let line = |id: i64, item: &str, extra: Value| {
+        let p = params(
+            "ship_record",
+            json!({"record": {"id": item, "x": "HUGE"}}),
+            caps_all(),
+            extra,
+        );
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p}).to_string();
+        line.replace("\"HUGE\"", "1e400")
+    };
+    c.send_raw(&line(1, "mine", json!({}))).await;
+    let v = c.recv().await;
+    assert_eq!(v["result"]["resultType"], "input_required", "{v}");
+    let state = v["result"]["requestState"].clone();
+    let answer = json!({"requestState": state, "inputResponses": {"shipping": accept(json!({"city": "Lyon", "express": false}))}});
+    c.send_raw(&line(2, "other", answer.clone())).await;
+    let v = c.recv().await;
+    assert_eq!(code(&v), -32602, "the state opened for other arguments: {v}");
+    c.send_raw(&line(3, "mine", answer)).await;
+    let v = c.recv().await;
+    assert_eq!(v["result"]["content"][0]["text"], "mine to Some(\"Lyon\")", "{v}");
     c.close().await.unwrap();
 }
 

@@ -89,10 +89,9 @@ where
     F: Fn(Context) -> Fut,
     Fut: Future<Output = Result<Outcome<T>, McpError>>,
 {
-    let outbound = scope
-        .outbound
-        .clone()
-        .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
+    // A client that takes only JSON answers gets no stream: its calls run,
+    // and one that asks fails then.
+    let outbound = scope.outbound.clone();
     loop {
         let ctx = super::context_with(server, request, meta.clone(), &mut scope.clone(), Some(current.clone()));
         let ir = match run(ctx).await? {
@@ -102,7 +101,13 @@ where
         if ir.input_requests.is_empty() || current.round.saturating_add(1) > crate::mrtr::MAX_ROUNDS {
             return Err(McpError::internal("the handler asked for input it cannot get"));
         }
-        let answers = session.ask(&ir.input_requests, &outbound).await?;
+        let Some(outbound) = &outbound else {
+            return Err(McpError::internal(
+                "Internal error: the handler asked for input, and a client that takes only JSON answers \
+                 (Accept without text/event-stream) cannot be asked during a call",
+            ));
+        };
+        let answers = session.ask(&ir.input_requests, outbound).await?;
         let mut merged = current.answers.clone();
         merged.extend(answers);
         let state = current.state.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -127,9 +132,16 @@ struct Round<'a> {
 
 impl Round<'_> {
     fn binding(&self) -> Binding<'_> {
+        // Arguments that do not read as a value (a number out of range) are
+        // bound as their text: a state never binds two requests' arguments
+        // alike because neither reads.
         let arguments = self
             .arguments
-            .get_or_init(|| self.raw_arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()))
+            .get_or_init(|| {
+                self.raw_arguments.map(|raw| {
+                    serde_json::from_str(raw.get()).unwrap_or_else(|_| serde_json::Value::String(raw.get().to_owned()))
+                })
+            })
             .as_ref();
         Binding {
             method: self.method,

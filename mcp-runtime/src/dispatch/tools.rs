@@ -73,8 +73,14 @@ pub(crate) async fn call(
     }
     check_required(&entry.requires, ctx.client_capabilities())?;
     if wire.constrained {
-        let given: serde_json::Value = match args {
-            Some(raw) => serde_json::from_str(raw.get()).unwrap_or_default(),
+        let given: serde_json::Value = match args.map(|raw| serde_json::from_str(raw.get())) {
+            Some(Ok(given)) => given,
+            Some(Err(e)) => {
+                let text = format!("Invalid arguments for tool `{}`: {e}", params.name);
+                return Ok(Outcome::Complete(ToolReply::Result(Box::new(
+                    crate::tools::error_result(text),
+                ))));
+            }
             None => serde_json::Value::Object(Default::default()),
         };
         if let Err(why) = crate::schema::validate::check(&wire.tool.input_schema, &given, "arguments") {

@@ -574,6 +574,10 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         !lines.iter().any(|l| !l.starts_with('#') && l.contains("mcp.")),
         "Prometheus names have no dots:\n{text}"
     );
+    assert!(
+        !text.contains("no_such_tool"),
+        "a made-up tool name is a series of the metric:\n{text}"
+    );
 
     // Nothing exported yet: the batch waits a minute.
     assert_eq!(
@@ -635,7 +639,9 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     // The JSON-RPC error.
     let code = bad_params.to_string();
     let refused = request_span(&spans, "tools/call", "3");
-    assert_http_request_span(refused, "tools/call no_such_tool", VERSION, "modern");
+    // A name the server does not serve does not name the span (nor a
+    // series of the metric, below).
+    assert_http_request_span(refused, "tools/call", VERSION, "modern");
     assert_eq!(refused.attr("error.type"), Some(code.as_str()), "{refused:#?}");
     assert_eq!(
         refused.attr("rpc.response.status_code"),

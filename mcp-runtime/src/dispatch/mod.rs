@@ -127,13 +127,17 @@ pub(crate) struct Seen {
 }
 
 impl Seen {
-    /// The request named a tool or prompt the catalog serves: the span is
-    /// named after it and the metric carries it.
-    fn found(&mut self, method: Method, target: impl FnOnce() -> Target) {
+    /// The request named a tool or prompt the catalog serves (`target`
+    /// gives it, `None` for a name it does not serve, which would let a
+    /// caller grow the spans' names and the metric's series with made-up
+    /// names): the span is named after it and the metric carries it.
+    fn found(&mut self, method: Method, target: impl FnOnce() -> Option<Target>) {
         if !self.observe {
             return;
         }
-        let target = target();
+        let Some(target) = target() else {
+            return;
+        };
         let span = tracing::Span::current();
         if !span.is_disabled() {
             let name = match &target {
@@ -403,7 +407,10 @@ pub(crate) fn serve<'a>(
                 if shown {
                     access::tool(&catalog, call.name(), token)?;
                 }
-                seen.found(method, || Target::Tool(call.name().into()));
+                seen.found(method, || {
+                    let served = catalog.tool_at(call.name()).is_some();
+                    served.then(|| Target::Tool(call.name().into()))
+                });
                 let principal = scope.principal.clone();
                 // A hidden tool's own rate is not applied: its 429 would say it exists.
                 let own_rate = tools::own_rate(server, &catalog, call.name()).filter(|_| shown);
@@ -488,7 +495,10 @@ pub(crate) fn serve<'a>(
                 if shown {
                     access::prompt(&catalog, &get.name, token)?;
                 }
-                seen.found(method, || Target::Prompt(get.name.as_str().into()));
+                seen.found(method, || {
+                    let served = catalog.prompt_at(&get.name).is_some();
+                    served.then(|| Target::Prompt(get.name.as_str().into()))
+                });
                 let (catalog, get) = (&catalog, &get);
                 let principal = scope.principal.clone();
                 let caller = guard::caller(server, scope, None);

@@ -430,6 +430,44 @@ async fn a_legacy_session_runs_task_augmented_calls_as_tasks() {
     assert_eq!(result["error"]["code"], -32603, "{result}");
 }
 
+/// `tasks/result` waits for its task to end: a question its client
+/// answers with an error does not end the request (the task still waits
+/// for input); it ends with the task, here cancelled.
+#[tokio::test]
+async fn tasks_result_waits_for_the_task_when_its_question_goes_unanswered() {
+    let mut c = Stdio::start();
+    c.send(&init_request(1, "2025-11-25")).await;
+    c.recv().await;
+    c.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    let call = json!({"name": "legacy_task", "arguments": {}, "task": {"ttl": 60000}});
+    c.send(&legacy(2, "tools/call", call)).await;
+    let id = c.recv().await["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        c.send(&legacy(3, "tasks/get", json!({"taskId": id}))).await;
+        if c.recv().await["result"]["status"] == "input_required" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never asked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    c.send(&legacy(4, "tasks/result", json!({"taskId": id}))).await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let refusal = json!({"jsonrpc": "2.0", "id": ask["id"], "error": {"code": -32603, "message": "no user here"}});
+    c.send(&refusal.to_string()).await;
+    // Time for the refusal to reach `tasks/result` before the cancel.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    c.send(&legacy(5, "tasks/cancel", json!({"taskId": id}))).await;
+    let first = c.recv().await;
+    assert_eq!(first["id"], 5, "tasks/result ended before its task: {first}");
+    assert_eq!(first["result"]["status"], "cancelled", "{first}");
+    let result = c.recv().await;
+    assert_eq!(result["id"], 4, "{result}");
+    assert_eq!(result["error"]["code"], -32603, "{result}");
+}
+
 #[tokio::test]
 async fn legacy_logging_level_progress_and_version_negotiation() {
     let mut c = Stdio::start();

@@ -58,7 +58,10 @@ pub(crate) async fn serve(
 
 /// `tasks/result`: the task's result (or its error) once it ends. Until
 /// then its input requests are asked of the session on this request's
-/// stream, each naming the task, and the answers handed to the task.
+/// stream, each naming the task, and the answers handed to the task. An ask
+/// waits as long as the task does (its own input timeout ends it); one the
+/// client cannot answer (an error, no stream) is not put again, and the
+/// request waits for the task to end all the same.
 async fn result(
     server: &Server,
     mut record: TaskRecord,
@@ -66,43 +69,81 @@ async fn result(
     session: &Session,
 ) -> Result<Vec<u8>, McpError> {
     let principal = scope.principal.as_deref();
+    // The version of the record whose asks found no answer.
+    let mut unanswered = None;
     loop {
         if let Some(ended) = legacy::result(&record) {
             let result = serde_json::to_vec(&ended?).map_err(|e| McpError::internal(e.to_string()))?;
             return Ok(crate::legacy::strip("tools/call", &result, &server.catalog()));
         }
-        if record.status == TaskStatus::InputRequired && !record.input_requests.is_empty() {
-            let outbound = scope
-                .outbound
-                .as_ref()
-                .ok_or_else(|| McpError::internal("no stream to ask the client on"))?;
-            let mut requests = record.input_requests.clone();
-            for request in requests.values_mut() {
-                name_task(request, &record.id);
-            }
-            let answers = session.ask(&requests, outbound).await?;
-            super::tasks::answer(server, &record, &answers).await?;
-        } else {
-            // Until it changes, or its time to live ends (a store need not
-            // say when a record expires: then it is read as gone).
-            let store = &server.inner.tasks.store;
-            let changed = store.changed(&record.id, record.version);
-            match record
-                .expires_ms()
-                .map(|at| at.saturating_sub(crate::tasks::time::now_ms()))
-            {
-                // Past its time by this replica's clock (a shared store's may
-                // keep it a moment longer): gone, not read again at once.
-                Some(0) => return Err(super::tasks::not_found(&record.id)),
-                Some(left) => {
-                    if let Ok(waited) = tokio::time::timeout(std::time::Duration::from_millis(left), changed).await {
-                        waited.map_err(|e| e.to_client())?;
-                    }
+        let asks = record.status == TaskStatus::InputRequired
+            && !record.input_requests.is_empty()
+            && unanswered != Some(record.version);
+        match scope.outbound.as_ref().filter(|_| asks) {
+            Some(outbound) => {
+                let mut requests = record.input_requests.clone();
+                for request in requests.values_mut() {
+                    name_task(request, &record.id);
                 }
-                None => changed.await.map_err(|e| e.to_client())?,
+                let ask = session.ask_within(&requests, outbound, None);
+                tokio::pin!(ask);
+                // The task may end, or stop waiting for these answers, while
+                // the client thinks: then the asks are withdrawn and it is
+                // read again. A change that leaves them (or a store's
+                // spurious wake) leaves them put.
+                let asked = loop {
+                    tokio::select! {
+                        asked = &mut ask => break Some(asked),
+                        changed = until_changed(server, &record) => {
+                            changed?;
+                            let now = super::tasks::find(server, &record.id, principal).await?;
+                            let same = now.status == TaskStatus::InputRequired && now.input_requests == record.input_requests;
+                            record = now;
+                            if !same {
+                                break None;
+                            }
+                        }
+                    }
+                };
+                if let Some(asked) = asked {
+                    let answered = match asked {
+                        Ok(answers) => super::tasks::answer(server, &record, &answers).await,
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = answered {
+                        tracing::debug!(task = %record.id, "tasks/result: the task's input was not answered: {e}");
+                        unanswered = Some(record.version);
+                    }
+                    record = super::tasks::find(server, &record.id, principal).await?;
+                }
+            }
+            None => {
+                until_changed(server, &record).await?;
+                record = super::tasks::find(server, &record.id, principal).await?;
             }
         }
-        record = super::tasks::find(server, &record.id, principal).await?;
+    }
+}
+
+/// Waits until `record` changes, or its time to live ends (a store need not
+/// say when a record expires: then it is read as gone).
+async fn until_changed(server: &Server, record: &TaskRecord) -> Result<(), McpError> {
+    let store = &server.inner.tasks.store;
+    let changed = store.changed(&record.id, record.version);
+    match record
+        .expires_ms()
+        .map(|at| at.saturating_sub(crate::tasks::time::now_ms()))
+    {
+        // Past its time by this replica's clock (a shared store's may keep
+        // it a moment longer): gone, not read again at once.
+        Some(0) => Err(super::tasks::not_found(&record.id)),
+        Some(left) => {
+            if let Ok(waited) = tokio::time::timeout(std::time::Duration::from_millis(left), changed).await {
+                waited.map_err(|e| e.to_client())?;
+            }
+            Ok(())
+        }
+        None => changed.await.map_err(|e| e.to_client()),
     }
 }
 

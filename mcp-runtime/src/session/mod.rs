@@ -554,6 +554,17 @@ impl Session {
         requests: &Map<String, Value>,
         outbound: &Outbound,
     ) -> Result<Map<String, Value>, McpError> {
+        self.ask_within(requests, outbound, Some(ASK_TIMEOUT)).await
+    }
+
+    /// [`ask`](Self::ask), waiting at most `wait` for each answer (`None`:
+    /// until the caller drops the future).
+    pub async fn ask_within(
+        &self,
+        requests: &Map<String, Value>,
+        outbound: &Outbound,
+        wait: Option<Duration>,
+    ) -> Result<Map<String, Value>, McpError> {
         let gone = || McpError::internal("the client can no longer answer (its input ended, or its session)");
         if self.asks_closed.load(Ordering::Acquire) {
             return Err(gone());
@@ -614,7 +625,11 @@ impl Session {
         }
         let mut answers = Map::new();
         for (key, rx, span) in waiting {
-            match tokio::time::timeout(ASK_TIMEOUT, rx).await {
+            let answer = match wait {
+                Some(wait) => tokio::time::timeout(wait, rx).await,
+                None => Ok(rx.await),
+            };
+            match answer {
                 Ok(Ok(Ok(value))) => {
                     answers.insert(key, value);
                 }

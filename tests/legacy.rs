@@ -413,6 +413,16 @@ async fn a_legacy_session_runs_task_augmented_calls_as_tasks() {
     c.send(&legacy(9, "tasks/result", json!({"taskId": id}))).await;
     assert_eq!(c.recv().await["result"]["content"][0]["text"], "at once");
 
+    // A time to live of 0 is raised to a minute: the task keeps its result.
+    let call = json!({"name": "legacy_task_required", "arguments": {}, "task": {"ttl": 0}});
+    c.send(&legacy(14, "tools/call", call)).await;
+    let created = c.recv().await;
+    assert_eq!(created["result"]["task"]["ttl"], 60000, "{created}");
+    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    c.send(&legacy(15, "tasks/result", json!({"taskId": id}))).await;
+    let result = c.recv().await;
+    assert_eq!(result["result"]["content"][0]["text"], "at once", "{result}");
+
     // A plain tool is not called as a task.
     let call = json!({"name": "greet_me", "arguments": {}, "task": {}});
     c.send(&legacy(10, "tools/call", call)).await;

@@ -156,8 +156,12 @@ pub(crate) async fn call(
         .transpose()?
         .flatten()
     {
-        // A 2025-11-25 requestor may ask for less time than the tool keeps its tasks.
-        support.ttl_ms = Some(ttl.min(support.ttl_ms.unwrap_or(runtime.config.ttl_ms)));
+        // A 2025-11-25 requestor may ask for less time than the tool keeps
+        // its tasks, down to a minute: a shorter time to live would end the
+        // task's run, and lose a result it has at once, before the
+        // requestor could fetch it.
+        let kept = support.ttl_ms.unwrap_or(runtime.config.ttl_ms);
+        support.ttl_ms = Some(ttl.max(crate::tasks::legacy::MIN_TTL_MS).min(kept));
     }
     let launch = crate::tasks::run::Launch {
         owner,

@@ -19,6 +19,10 @@ pub(crate) fn capability() -> Map<String, Value> {
     tasks
 }
 
+/// The least time to live a task-augmented call is given, whatever `ttl`
+/// it asks for (the tool's own, when that is less).
+pub(crate) const MIN_TTL_MS: u64 = 60_000;
+
 /// The `ttl` a task-augmented call asks for (`params.task`, `{"ttl": ms}`),
 /// if any; -32602 when `task` is not such an object.
 pub(crate) fn requested_ttl(raw: &RawValue) -> Result<Option<u64>, McpError> {

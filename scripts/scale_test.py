@@ -615,19 +615,22 @@ def restart_replicas(env):
         cluster_env(env, "start", str(i))
 
 
-def call_as(principal, timeout=10):
-    """One tools/call through nginx as `principal`: the HTTP status."""
+def call_as(principal, timeout=10, tool="test_simple_text", refusals=None):
+    """One tools/call of `tool` through nginx as `principal`: the HTTP status
+    (the message of a 429 appended to `refusals`, when given)."""
     body = json.dumps({"jsonrpc": "2.0", "id": next(_ids), "method": "tools/call",
-                       "params": {"name": "test_simple_text", "arguments": {}, "_meta": meta({})}})
+                       "params": {"name": tool, "arguments": {}, "_meta": meta({})}})
     conn = http.client.HTTPConnection("127.0.0.1", NGINX, timeout=timeout)
     try:
-        conn.request("POST", "/mcp", body, headers("tools/call", "test_simple_text", {"X-Principal": principal}))
+        conn.request("POST", "/mcp", body, headers("tools/call", tool, {"X-Principal": principal}))
         r = conn.getresponse()
         text = r.read()
         if r.status == 429:
             msg = json.loads(text)
             assert msg["error"]["data"]["retryAfterMs"] > 0, msg
             assert int(r.getheader("Retry-After")) >= 1, r.getheaders()
+            if refusals is not None:
+                refusals.append(msg["error"]["message"])
         return r.status
     finally:
         conn.close()
@@ -689,6 +692,16 @@ def shared_rate_limit():
         shared = (f"offered {len(alice) / took:.1f}/s as alice for {took:.1f} s: admitted {admitted} "
                   f"({admitted_rate:.2f}/s against {rate}/s), {refused} answered 429; bob {len(bob)}/{len(bob)} admitted")
 
+        # A tool's own rate (send_digest: 1/min) refuses a call after the
+        # server's rate was spent for it: the server's call is given back in
+        # Redis, so carol's refusals never use up her server-wide burst.
+        refusals = []
+        digests = [call_as("carol", tool="send_digest", refusals=refusals) for _ in range(12)]
+        assert digests[0] == 200 and digests[1:] == [429] * 11, f"send_digest as carol: {digests}"
+        spent = [m for m in refusals if "send_digest" not in m]
+        assert not spent, f"refused by the server's rate, which the refused calls used up: {spent[:3]}"
+        given_back = f"send_digest 12 times as carol: 1 admitted, 11 refused by its own rate, none by the server's"
+
         logs = [os.path.join(RUN_DIR, f"replica{i}.log") for i in range(1, len(REPLICAS) + 1)]
         # The logs are appended to across runs: count what is written from here on.
         offsets = [os.path.getsize(log) if os.path.exists(log) else 0 for log in logs]
@@ -712,7 +725,7 @@ def shared_rate_limit():
                     f"({alone_rate:.1f}/s, per replica), no other answer; said once per replica ({said} lines)")
     finally:
         restart_replicas({})
-    return f"{shared}. {degraded}"
+    return f"{shared}. {given_back}. {degraded}"
 
 
 DESK_DIR = os.path.join(RUN_DIR, "desk")

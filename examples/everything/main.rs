@@ -145,6 +145,13 @@ fn test_trigger_prompt_change(ctx: Context) -> Result<String, String> {
     prompts::toggle_dynamic_prompt(ctx.server()).map_err(|e| e.to_string())
 }
 
+/// Sends the team's digest: at most once a minute per caller (its own rate,
+/// on top of the server's `MCP_RATE_LIMIT`; shared by replicas with Redis).
+#[tool(rate_limit = "1/min burst 1")]
+fn send_digest() -> &'static str {
+    "digest sent"
+}
+
 /// Marks `test://watched-resource` as changed, notifying its subscribers.
 #[tool]
 fn test_trigger_resource_update(ctx: Context) -> &'static str {

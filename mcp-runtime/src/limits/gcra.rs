@@ -69,6 +69,16 @@ impl Cells {
     }
 }
 
+impl Cells {
+    /// Gives back one call [`spend`](Self::spend) took from `key`'s cell.
+    pub(crate) fn give_back(&self, key: &str, rate: Rate) {
+        let mut cells = self.cells.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((tat, _)) = cells.get_mut(key) {
+            *tat = tat.saturating_sub(rate.interval_us());
+        }
+    }
+}
+
 /// One step of GCRA at `now` for a cell at `tat` (not before `now`): how
 /// long to wait, or `None` to admit.
 fn gcra(now: u64, tat: u64, rate: Rate) -> Option<Duration> {

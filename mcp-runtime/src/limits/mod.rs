@@ -36,6 +36,15 @@ pub struct RateStoreError(pub String);
 pub trait RateStore: Send + Sync + 'static {
     /// Spends one call of `rate` from the cell named `key`.
     fn spend<'a>(&'a self, key: &'a str, rate: Rate) -> RateFuture<'a>;
+
+    /// Gives back one call [`spend`](Self::spend) took from `key`'s cell,
+    /// for a call a later limit refused (so a call refused by a tool's own
+    /// rate does not use up its caller's rate for the whole server). The
+    /// default gives nothing back.
+    fn give_back<'a>(&'a self, key: &'a str, rate: Rate) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        let _ = (key, rate);
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// How long the shared store is left alone after it failed.
@@ -120,24 +129,33 @@ impl Limits {
         tool: Option<(&str, Rate)>,
         wait: Duration,
     ) -> Result<Admitted, McpError> {
+        // What this call spent, given back when a later limit refuses it.
+        let mut spent: Vec<(String, Rate, Where)> = Vec::new();
         if let Some(rate) = self.server_rate {
-            if let Some(delay) = self.spend(&caller, rate).await {
-                return Err(McpError::rate_limited(
-                    format!("Rate limited: over {rate} for this caller; retry in {}", seconds(delay)),
-                    delay,
-                ));
+            match self.spend(&caller, rate).await {
+                (Some(delay), _) => {
+                    return Err(McpError::rate_limited(
+                        format!("Rate limited: over {rate} for this caller; retry in {}", seconds(delay)),
+                        delay,
+                    ))
+                }
+                (None, at) => spent.push((caller.clone(), rate, at)),
             }
         }
         if let Some((name, rate)) = tool {
             let key = format!("tool\u{1f}{name}\u{1f}{caller}");
-            if let Some(delay) = self.spend(&key, rate).await {
-                return Err(McpError::rate_limited(
-                    format!(
-                        "Rate limited: over {rate} of {name} for this caller; retry in {}",
-                        seconds(delay)
-                    ),
-                    delay,
-                ));
+            match self.spend(&key, rate).await {
+                (Some(delay), _) => {
+                    self.give_back(spent).await;
+                    return Err(McpError::rate_limited(
+                        format!(
+                            "Rate limited: over {rate} of {name} for this caller; retry in {}",
+                            seconds(delay)
+                        ),
+                        delay,
+                    ));
+                }
+                (None, at) => spent.push((key, rate, at)),
             }
         }
         let place = match &self.callers {
@@ -145,19 +163,34 @@ impl Limits {
             Some(callers) => match callers.take(caller, wait).await {
                 Some(place) => Some(place),
                 None => {
+                    self.give_back(spent).await;
                     return Err(McpError::rate_limited(
                         "Busy: this caller has too many calls in progress; retry when one ends",
                         Duration::from_secs(1),
-                    ))
+                    ));
                 }
             },
         };
         Ok(Admitted(place))
     }
 
+    /// Gives back what a refused call spent, where it spent it (a shared
+    /// store that does not answer in time keeps it).
+    async fn give_back(&self, spent: Vec<(String, Rate, Where)>) {
+        for (key, rate, at) in spent {
+            match (at, &self.shared) {
+                (Where::Shared, Some(shared)) => {
+                    let _ = tokio::time::timeout(SHARED_WAIT, shared.give_back(&key, rate)).await;
+                }
+                _ => self.local.give_back(&key, rate),
+            }
+        }
+    }
+
     /// Spends one call from `key`'s cell: in the shared store unless it is
     /// down, else here. While it is down, one call a second tries it again.
-    async fn spend(&self, key: &str, rate: Rate) -> Option<Duration> {
+    /// Says where it was judged.
+    async fn spend(&self, key: &str, rate: Rate) -> (Option<Duration>, Where) {
         if let Some(shared) = &self.shared {
             let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
             let retry_at = now.saturating_add(u64::try_from(RETRY_SHARED.as_millis()).unwrap_or(1000));
@@ -184,7 +217,7 @@ impl Limits {
                                 tracing::info!("rate limits: the shared store answers again; limits are shared again");
                             }
                         }
-                        return verdict;
+                        return (verdict, Where::Shared);
                     }
                     Err(e) => {
                         self.degraded_until.store(retry_at.max(1), Ordering::Release);
@@ -195,8 +228,15 @@ impl Limits {
                 }
             }
         }
-        self.local.spend(key, rate)
+        (self.local.spend(key, rate), Where::Here)
     }
+}
+
+/// Where a call's cell was spent.
+#[derive(Clone, Copy)]
+enum Where {
+    Here,
+    Shared,
 }
 
 /// A delay as the message says it: "0.3 s".
@@ -215,6 +255,30 @@ mod tests {
         fn spend<'a>(&'a self, _key: &'a str, _rate: Rate) -> RateFuture<'a> {
             Box::pin(std::future::pending())
         }
+    }
+
+    #[tokio::test]
+    async fn a_call_refused_by_a_later_limit_gives_back_what_it_spent() {
+        let server: Rate = "2/min burst 2".parse().unwrap();
+        let tool: Rate = "1/min burst 1".parse().unwrap();
+        let limits = Limits::new(Some(server), Some(1), true, None);
+        let first = limits.admit("a".into(), Some(("t", tool)), Duration::ZERO).await;
+        assert!(first.is_ok());
+        // The tool's own rate refuses it: the server's call is given back.
+        let refused = limits.admit("a".into(), Some(("t", tool)), Duration::ZERO).await;
+        assert!(refused.err().is_some_and(|e| e.message().contains("of t")));
+        // One call in progress at most: refused, the server's call given back.
+        let busy = limits.admit("a".into(), None, Duration::ZERO).await;
+        assert!(busy.err().is_some_and(|e| e.message().starts_with("Busy")));
+        drop(first);
+        assert!(
+            limits.admit("a".into(), None, Duration::ZERO).await.is_ok(),
+            "the server's second call"
+        );
+        assert!(
+            limits.admit("a".into(), None, Duration::ZERO).await.is_err(),
+            "its third"
+        );
     }
 
     #[tokio::test]

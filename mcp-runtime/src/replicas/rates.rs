@@ -22,6 +22,22 @@ redis.call('SET', KEYS[1], string.format('%.0f', next), 'PX', math.ceil((next - 
 return 0
 ";
 
+/// Gives back one call of the cell KEYS[1] (ARGV[1] the interval, in
+/// microseconds); a cell left holding nothing is removed.
+const GIVE_BACK: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat then return 0 end
+local back = tat - tonumber(ARGV[1])
+if back <= now then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], string.format('%.0f', back), 'PX', math.ceil((back - now) / 1000) + 1)
+end
+return 0
+";
+
 impl RateStore for RedisShared {
     fn spend<'a>(&'a self, key: &'a str, rate: Rate) -> RateFuture<'a> {
         Box::pin(async move {
@@ -36,6 +52,24 @@ impl RateStore for RedisShared {
                 .await
                 .map_err(|e| RateStoreError(e.to_string()))?;
             Ok((wait > 0).then(|| Duration::from_micros(wait.unsigned_abs())))
+        })
+    }
+
+    fn give_back<'a>(
+        &'a self,
+        key: &'a str,
+        rate: Rate,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            let mut script = redis::cmd("EVAL");
+            script
+                .arg(GIVE_BACK)
+                .arg(1)
+                .arg(self.inner.names().rate_key(key))
+                .arg(rate.interval_us());
+            if let Err(e) = super::store::query::<i64>(&self.inner.conn, &script).await {
+                tracing::debug!("rate limits: a spent call was not given back: {e}");
+            }
         })
     }
 }

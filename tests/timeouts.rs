@@ -186,3 +186,44 @@ async fn a_blocking_call_that_timed_out_keeps_its_place_until_its_function_retur
     assert_eq!(SCARCE_MOST.load(Ordering::SeqCst), 1, "two calls ran at once");
     c.close().await.unwrap();
 }
+
+/// Holds its thread for `ms`, for 100 ms at most.
+#[tool(blocking, timeout = "100ms")]
+fn long_blocking(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("held the thread {ms} ms")
+}
+
+/// A blocking function that timed out holds its caller's place among its
+/// calls in progress until it returns: with one call at once per caller,
+/// the caller's next call is refused until then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocking_call_that_timed_out_holds_its_callers_place_until_its_function_returns() {
+    let server = Server::builder()
+        .max_calls_per_caller(1)
+        .busy_wait(Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let mut c = StdioClient::start(server);
+    let first = c
+        .call(
+            1,
+            "tools/call",
+            json!({"name": "long_blocking", "arguments": {"ms": 800}}),
+        )
+        .await;
+    assert_eq!(first["result"]["isError"], true, "{first}");
+    let second = c
+        .call(2, "tools/call", json!({"name": "nap", "arguments": {"ms": 1}}))
+        .await;
+    assert!(
+        second["error"]["data"]["retryAfterMs"].is_u64(),
+        "a call beside the thread still held: {second}"
+    );
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let third = c
+        .call(3, "tools/call", json!({"name": "nap", "arguments": {"ms": 1}}))
+        .await;
+    assert_eq!(text(&third), "slept 1 ms", "{third}");
+    c.close().await.unwrap();
+}

@@ -9,6 +9,7 @@ use crate::server::Context;
 use crate::tasks::TaskMode;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 /// The params of `tools/call` this module reads.
 pub(crate) struct CallParams<'a> {
@@ -212,7 +213,29 @@ async fn run_plain(
 /// which holds the call's place (of a tool bounded in calls at once) until
 /// the function returns. A call that timed out, or that its client
 /// cancelled, is answered (or dropped) at once, but its function goes on on
-/// its thread, and the place stays taken until it ends.
+/// its thread, and the place stays taken until it ends, and so does a place
+/// among its caller's calls in progress (`Lingering`).
+/// Dropped with a blocking call (answered, timed out, or dropped): if its
+/// function still runs, a place among its caller's calls in progress is
+/// taken for it and left with its task, which gives it back as it ends.
+struct Lingering {
+    server: crate::server::Server,
+    caller: String,
+    held: Arc<Mutex<Option<crate::limits::Admitted>>>,
+    running: tokio::task::AbortHandle,
+}
+
+impl Drop for Lingering {
+    fn drop(&mut self) {
+        if self.running.is_finished() {
+            return;
+        }
+        let place = self.server.inner.limits.hold_on(std::mem::take(&mut self.caller));
+        // Ended meanwhile: the place goes with the last holder, here.
+        *self.held.lock().unwrap_or_else(|p| p.into_inner()) = place;
+    }
+}
+
 async fn run_holding(
     entry: &crate::server::ToolEntry,
     name: &str,
@@ -223,13 +246,28 @@ async fn run_holding(
 ) -> Result<Outcome<ToolReply>, McpError> {
     let cancel = ctx.cancellation().child();
     let ctx = ctx.with_cancel(cancel.clone());
+    let server = ctx.server().clone();
+    let caller = server
+        .inner
+        .limits
+        .counts_callers()
+        .then(|| crate::tasks::caller_key(ctx.principal(), ctx.scope.peer));
     let future = match crate::panic::call_caught(|| (entry.handler)(args, ctx)) {
         Ok(future) => future,
         Err(message) => return Err(panicked(name, &message)),
     };
+    let held = Arc::new(Mutex::new(None));
+    let holds = held.clone();
     let mut running = tokio::spawn(async move {
         let _place = place;
+        let _caller_place = holds;
         future.await
+    });
+    let _lingering = caller.map(|caller| Lingering {
+        server,
+        caller,
+        held,
+        running: running.abort_handle(),
     });
     let deadline = async {
         match timeout {

@@ -50,6 +50,19 @@ impl Callers {
         true
     }
 
+    /// A place for `key` whatever its bound.
+    pub(crate) fn force(self: &Arc<Self>, key: String) -> Place {
+        {
+            let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+            let count = counts.entry(key.as_str().into()).or_insert(0);
+            *count = count.saturating_add(1);
+        }
+        Place {
+            callers: self.clone(),
+            key,
+        }
+    }
+
     /// A place for `key`, waiting at most `wait` for one; `None` when none
     /// came free in time.
     pub(crate) async fn take(self: &Arc<Self>, key: String, wait: Duration) -> Option<Place> {

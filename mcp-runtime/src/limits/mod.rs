@@ -174,6 +174,21 @@ impl Limits {
         Ok(Admitted(place))
     }
 
+    /// A place among `caller`'s calls in progress taken whatever its bound
+    /// (none without that limit): a `#[tool(blocking)]` function that runs
+    /// on after its call ended holds it until it returns, so a caller's
+    /// calls at once count the threads its calls still hold.
+    pub(crate) fn hold_on(&self, caller: String) -> Option<Admitted> {
+        self.callers
+            .as_ref()
+            .map(|callers| Admitted(Some(callers.force(caller))))
+    }
+
+    /// Whether calls in progress are counted per caller.
+    pub(crate) fn counts_callers(&self) -> bool {
+        self.callers.is_some()
+    }
+
     /// Gives back what a refused call spent, where it spent it (a shared
     /// store that does not answer in time keeps it).
     async fn give_back(&self, spent: Vec<(String, Rate, Where)>) {

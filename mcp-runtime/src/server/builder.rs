@@ -238,8 +238,10 @@ impl ServerBuilder {
     /// Each caller may have at most `n` tool calls, reads and gets in
     /// progress at once; one more waits at most [`busy_wait`](Self::busy_wait)
     /// for one to end, then is refused like a call past a rate limit (429,
-    /// retry in a second). A task's call ends when the task is created. 0
-    /// sets no bound, the default. `MCP_MAX_CALLS_PER_CALLER` sets it for `main!`
+    /// retry in a second). A task's call ends when the task is created; a
+    /// `#[tool(blocking)]` function that runs on after its call ended (timed
+    /// out, cancelled) holds its caller's place until it returns. 0 sets no
+    /// bound, the default. `MCP_MAX_CALLS_PER_CALLER` sets it for `main!`
     /// binaries.
     pub fn max_calls_per_caller(mut self, n: usize) -> Self {
         self.max_calls_per_caller = (n > 0).then_some(n);

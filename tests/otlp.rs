@@ -447,6 +447,32 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         assert!(Instant::now() < deadline, "the task did not complete: {v}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Two tasks that end badly: a tool error, and a protocol error.
+    let mut more_polls = 0;
+    for (id, name) in [(600, "failing_job"), (601, "protocol_error_job")] {
+        let v = tool(
+            addr,
+            id,
+            name,
+            with_caps(json!({"name": name, "arguments": {}}), task_caps.clone()),
+        )
+        .await;
+        let task_id = v["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{v}"))
+            .to_owned();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let get = with_caps(json!({"taskId": task_id}), task_caps.clone());
+            let (_, v) = call(addr, id + 100, "tasks/get", Some(&task_id), get).await;
+            more_polls += 1;
+            if v["result"]["status"] != "working" {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the task did not end: {v}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
     // A prompt and a resource.
     let (_, v) = call(
         addr,
@@ -684,6 +710,16 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         [created.context()],
         "the task links to the call that created it"
     );
+    assert_ok(work);
+    // A task that ends badly says so on its span, as a request does.
+    for (name, error) in [("failing_job", "tool_error"), ("protocol_error_job", "-32603")] {
+        let work = spans
+            .iter()
+            .find(|s| s.name == format!("execute_tool {name}"))
+            .unwrap_or_else(|| panic!("no span of {name}'s work: {spans:#?}"));
+        assert_eq!(work.attr("error.type"), Some(error), "{work:#?}");
+        assert_eq!(work.status_code, "ERROR", "{work:#?}");
+    }
     for id in &polls {
         let poll = request_span(&spans, "tasks/get", &id.to_string());
         assert_http_request_span(poll, "tasks/get", VERSION, "modern");
@@ -872,7 +908,7 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     let polled = points_with(&duration, &polled, &[]);
     assert_eq!(
         polled.iter().map(|p| p.count).sum::<u64>(),
-        polls.len() as u64,
+        (polls.len() + more_polls) as u64,
         "{duration:#?}"
     );
     assert!(

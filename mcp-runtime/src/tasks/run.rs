@@ -150,7 +150,7 @@ where
     };
     if let Some(out) = answered {
         // Created working, as every task is, then ended at once.
-        let left = Box::pin(runner.finish(*out)).await;
+        let left = tracing::Instrument::instrument(Box::pin(runner.finish(*out)), span).await;
         runner.slot.ended(&runner.shared.id, left);
         return Ok(Started::Created(record.summary()));
     }
@@ -473,6 +473,15 @@ impl Runner {
     async fn finish(&self, out: ToolOutput) -> Left {
         let limit = self.runtime.config.max_result_bytes;
         let mut bytes = 0;
+        // The task's span (`telemetry::task_span`, entered by its caller)
+        // says how it ended, as a request's does.
+        let span = tracing::Span::current();
+        if let Ok(Outcome::Complete(result)) = &out {
+            if result.is_error == Some(true) {
+                let message = "the tool's result is an error (isError)";
+                crate::telemetry::record_error(&span, &crate::telemetry::keys::TOOL_ERROR, message);
+            }
+        }
         let (status, result, error) = match out {
             Ok(Outcome::Complete(result)) => match result_object(&result, limit) {
                 Ok((object, size)) => {
@@ -491,6 +500,9 @@ impl Runner {
             ),
             Err(e) => (TaskStatus::Failed, None, Some(e)),
         };
+        if let Some(e) = &error {
+            crate::telemetry::record_error(&span, &e.code().0, e.message());
+        }
         let message = error.as_ref().map(|e| e.message().to_owned());
         let error = error.map(|e| error_object(&e));
         let changed = std::sync::atomic::AtomicBool::new(false);

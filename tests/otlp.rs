@@ -1015,12 +1015,20 @@ async fn a_collector_that_hangs_or_refuses_neither_stops_serving_nor_the_exit() 
             "{what}: the exporter tried to send; stderr:\n{}",
             server.log()
         );
+        let stopping = Instant::now();
         let status = server.terminate(Duration::from_secs(60));
+        let took = stopping.elapsed();
         let log = server.log();
         assert_eq!(
             status.code(),
             Some(0),
             "{what}: exit status after SIGTERM; stderr:\n{log}"
+        );
+        // Spans and metrics are flushed side by side, each for 5 s at most
+        // (one after the other, it took 10 s).
+        assert!(
+            took < Duration::from_secs(8),
+            "{what}: the exit took {took:?}; stderr:\n{log}"
         );
         assert_eq!(receiver.undecodable(), 0, "{what}");
         assert!(receiver.spans().is_empty(), "{what}: nothing is kept");

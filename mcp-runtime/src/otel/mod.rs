@@ -143,16 +143,25 @@ impl OtelGuard {
 
 impl Drop for OtelGuard {
     fn drop(&mut self) {
-        if let Some(tracer) = &self.tracer {
-            if let Err(e) = tracer.shutdown_with_timeout(FLUSH_TIMEOUT) {
-                eprintln!("OpenTelemetry: the last spans were not all sent: {e}");
+        // Spans and metrics are flushed at once, side by side: with a
+        // collector that does not answer, each waits its 5 s, not one after
+        // the other.
+        std::thread::scope(|scope| {
+            let meter = self.meter.as_ref().map(|meter| {
+                scope.spawn(move || {
+                    if let Err(e) = meter.shutdown_with_timeout(FLUSH_TIMEOUT) {
+                        eprintln!("OpenTelemetry: the last metrics were not all sent: {e}");
+                    }
+                })
+            });
+            if let Some(tracer) = &self.tracer {
+                if let Err(e) = tracer.shutdown_with_timeout(FLUSH_TIMEOUT) {
+                    eprintln!("OpenTelemetry: the last spans were not all sent: {e}");
+                }
             }
-        }
-        if let Some(meter) = &self.meter {
-            if let Err(e) = meter.shutdown_with_timeout(FLUSH_TIMEOUT) {
-                eprintln!("OpenTelemetry: the last metrics were not all sent: {e}");
-            }
-        }
+            // A panic of the flush is the exporter's; the process ends anyway.
+            let _ = meter.map(std::thread::ScopedJoinHandle::join);
+        });
     }
 }
 

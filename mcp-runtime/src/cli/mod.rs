@@ -312,8 +312,10 @@ fn run_erased(
             return ExitCode::from(2);
         }
     };
+    // As with the feature: the environment's address is for a server (the
+    // in-process commands serve none), and an empty one is none.
     #[cfg(not(feature = "otel"))]
-    if metrics.is_some() || std::env::var_os(METRICS_ENV).is_some() {
+    if metrics.is_some() || (!local && std::env::var_os(METRICS_ENV).is_some_and(|v| !v.is_empty())) {
         eprintln!("error: --metrics and {METRICS_ENV} need the `otel` feature of mcp-runtime, which this binary was built without");
         return ExitCode::from(2);
     }

@@ -55,15 +55,25 @@ impl ClientCapability {
     }
 
     /// Adds this capability to a `requiredCapabilities` object (the `data`
-    /// of -32021), as the declaration that would cover it.
+    /// of -32021), as the declaration that would cover it together with
+    /// what the object already requires (form and URL elicitation both:
+    /// `{"form": {}, "url": {}}`, since `{"url": {}}` alone is no form mode).
     pub fn add_to(self, required: &mut serde_json::Map<String, serde_json::Value>) {
+        use serde_json::{json, Value};
         let (name, value) = match self {
-            ClientCapability::Elicitation | ClientCapability::ElicitationForm => ("elicitation", serde_json::json!({})),
-            ClientCapability::ElicitationUrl => ("elicitation", serde_json::json!({"url": {}})),
-            ClientCapability::Sampling => ("sampling", serde_json::json!({})),
-            ClientCapability::Roots => ("roots", serde_json::json!({})),
+            ClientCapability::Elicitation | ClientCapability::ElicitationForm => ("elicitation", json!({})),
+            ClientCapability::ElicitationUrl => ("elicitation", json!({"url": {}})),
+            ClientCapability::Sampling => ("sampling", json!({})),
+            ClientCapability::Roots => ("roots", json!({})),
         };
-        required.insert(name.to_owned(), value);
+        let merged = match (required.get(name), &value) {
+            // Both modes of elicitation.
+            (Some(Value::Object(had)), Value::Object(new)) if name == "elicitation" && had != new => {
+                json!({"form": {}, "url": {}})
+            }
+            _ => value,
+        };
+        required.insert(name.to_owned(), merged);
     }
 }
 
@@ -152,4 +162,33 @@ pub struct ResourcesCapability {
     /// Whether clients may subscribe to resource updates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub subscribe: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_and_url_elicitation_required_together_name_both_modes() {
+        for order in [
+            [ClientCapability::ElicitationForm, ClientCapability::ElicitationUrl],
+            [ClientCapability::ElicitationUrl, ClientCapability::ElicitationForm],
+        ] {
+            let mut required = serde_json::Map::new();
+            for capability in order {
+                capability.add_to(&mut required);
+            }
+            let wanted = serde_json::json!({"form": {}, "url": {}});
+            assert_eq!(required["elicitation"], wanted, "{order:?}");
+            let declared = ClientCapabilities {
+                elicitation: serde_json::from_value(wanted).unwrap(),
+                ..Default::default()
+            };
+            assert!(order.iter().all(|c| c.is_declared_in(&declared)));
+        }
+        let mut required = serde_json::Map::new();
+        ClientCapability::ElicitationUrl.add_to(&mut required);
+        ClientCapability::ElicitationUrl.add_to(&mut required);
+        assert_eq!(required["elicitation"], serde_json::json!({"url": {}}));
+    }
 }

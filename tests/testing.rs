@@ -5,6 +5,7 @@
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::testing::TestClient;
+use mcp_runtime::Calls;
 use mcp_runtime::ToolEntry;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -218,4 +219,49 @@ async fn list_changes_and_resource_updates_are_captured_after_listen() {
             .iter()
             .any(|t| t.name == "added_later"));
     }
+}
+
+/// Works 600 ms as a task whose record asks to be polled every 200 ms.
+#[tool(task(poll_interval_ms = 200))]
+async fn steady_job() -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    "steady".into()
+}
+
+/// A connection that counts the polls of the calls made through it.
+struct Counting<'a> {
+    client: &'a TestClient,
+    polls: AtomicUsize,
+}
+
+impl Calls for Counting<'_> {
+    async fn send(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, McpError> {
+        if method == "tasks/get" {
+            self.polls.fetch_add(1, Ordering::SeqCst);
+        }
+        self.client.send(method, params).await
+    }
+
+    async fn answer(&self, asks: &serde_json::Value) -> Result<serde_json::Map<String, serde_json::Value>, McpError> {
+        self.client.answer(asks).await
+    }
+}
+
+/// Following a task polls it as often as its `pollIntervalMs` says, not
+/// faster: a 600 ms task polled every 200 ms takes four or five polls.
+#[tokio::test]
+async fn a_task_is_polled_as_often_as_it_asks() {
+    let server = Server::builder().build().unwrap();
+    let client = TestClient::new(&server).with_tasks();
+    let counting = Counting {
+        client: &client,
+        polls: AtomicUsize::new(0),
+    };
+    let result = counting.call_tool("steady_job", json!({})).await.unwrap();
+    assert_eq!(result.text(), "steady");
+    let polls = counting.polls.load(Ordering::SeqCst);
+    assert!(
+        (2..=5).contains(&polls),
+        "{polls} polls of a 600 ms task asking for 200 ms"
+    );
 }

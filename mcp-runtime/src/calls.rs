@@ -60,26 +60,52 @@ pub trait Calls: Sync {
         }
     }
 
-    /// Polls a task until it ends, answering its asks; its result.
+    /// Polls a task until it ends, answering its asks; its result. Polls
+    /// come no more often than the task's `pollIntervalMs` asks (from 5 ms,
+    /// doubling, when it says nothing), a poll refused for its rate is
+    /// retried after the wait it names, and each ask is answered once
+    /// (a record that still shows it after the answer is not asked again).
     fn follow(&self, task_id: &str) -> impl Future<Output = Result<Value, McpError>> + Send {
         let task_id = task_id.to_owned();
         async move {
             let mut wait = std::time::Duration::from_millis(5);
+            let mut answered: Vec<String> = Vec::new();
             loop {
-                let mut task = self.send("tasks/get", json!({"taskId": task_id})).await?;
+                let mut task = match self.send("tasks/get", json!({"taskId": task_id})).await {
+                    Ok(task) => task,
+                    Err(e) => match e.retry_after() {
+                        Some(later) => {
+                            tokio::time::sleep(later).await;
+                            continue;
+                        }
+                        None => return Err(e),
+                    },
+                };
                 match task["status"].as_str().unwrap_or_default() {
                     "completed" => return Ok(task.get_mut("result").map(Value::take).unwrap_or_default()),
                     "failed" => return Err(error_of(&task["error"])),
                     "cancelled" => return Err(McpError::internal(format!("task {task_id} was cancelled"))),
-                    "input_required" => {
-                        let answers = self.answer(&task["inputRequests"]).await?;
+                    "input_required" if unanswered(&task["inputRequests"], &answered).is_some() => {
+                        let asks = unanswered(&task["inputRequests"], &answered).unwrap_or_default();
+                        let answers = self.answer(&Value::Object(asks)).await?;
+                        answered.extend(answers.keys().cloned());
                         let params = json!({"taskId": task_id, "inputResponses": answers});
                         self.send("tasks/update", params).await?;
                     }
                     _ => {
-                        // From 5 ms, doubling to a quarter of a second.
-                        tokio::time::sleep(wait).await;
-                        wait = (wait * 2).min(std::time::Duration::from_millis(250));
+                        let asked = task
+                            .get("pollIntervalMs")
+                            .or_else(|| task.get("pollInterval"))
+                            .and_then(Value::as_u64)
+                            .map(std::time::Duration::from_millis);
+                        match asked {
+                            Some(interval) => tokio::time::sleep(interval.min(MAX_POLL_INTERVAL)).await,
+                            None => {
+                                // From 5 ms, doubling to a quarter of a second.
+                                tokio::time::sleep(wait).await;
+                                wait = (wait * 2).min(std::time::Duration::from_millis(250));
+                            }
+                        }
                     }
                 }
             }
@@ -162,6 +188,21 @@ pub(crate) async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
         }
     }
     Err(McpError::internal(format!("{method}: more than 10000 pages")))
+}
+
+/// The longest a task's `pollIntervalMs` makes [`Calls::follow`] wait
+/// between polls.
+const MAX_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The asks of `requests` not yet answered; `None` when there is none.
+fn unanswered(requests: &Value, answered: &[String]) -> Option<Map<String, Value>> {
+    let asks: Map<String, Value> = requests
+        .as_object()?
+        .iter()
+        .filter(|(key, _)| !answered.contains(key))
+        .map(|(key, ask)| (key.clone(), ask.clone()))
+        .collect();
+    (!asks.is_empty()).then_some(asks)
 }
 
 /// A JSON-RPC error object as an [`McpError`]: its code, message and data;

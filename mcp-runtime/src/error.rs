@@ -265,8 +265,8 @@ mod tests {
         let e = McpError::rate_limited("slow down", Duration::from_micros(99_870));
         assert_eq!(e.data().unwrap()["retryAfterMs"], 100);
         assert_eq!(e.http_status(), 429);
-        let reply = crate::dispatch::Reply::error(None, &McpError::rate_limited("x", Duration::from_micros(1_000_400)));
-        assert_eq!(reply.retry_after, Some(2));
+        let e = McpError::rate_limited("x", Duration::from_micros(1_000_400));
+        assert_eq!(e.retry_after(), Some(Duration::from_millis(1_001)));
         let e = McpError::rate_limited("x", Duration::ZERO);
         assert_eq!(e.data().unwrap()["retryAfterMs"], 1);
     }

@@ -122,15 +122,29 @@ impl Limits {
 
     /// Admits a call of `caller` (to `tool`, with its own rate, if it has
     /// one), or refuses it with the delay to wait (HTTP 429). A place in
-    /// progress is waited for at most `wait`.
+    /// progress is waited for first, at most `wait`; then the rates are
+    /// spent, the server's before the tool's, and a call the tool's rate
+    /// refuses gives the server's back at once (so nothing spent since
+    /// can be given back in its stead).
     pub(crate) async fn admit(
         &self,
         caller: String,
         tool: Option<(&str, Rate)>,
         wait: Duration,
     ) -> Result<Admitted, McpError> {
-        // What this call spent, given back when a later limit refuses it.
-        let mut spent: Vec<(String, Rate, Where)> = Vec::new();
+        let place = match &self.callers {
+            None => None,
+            Some(callers) => match callers.take(caller.clone(), wait).await {
+                Some(place) => Some(place),
+                None => {
+                    return Err(McpError::rate_limited(
+                        "Busy: this caller has too many calls in progress; retry when one ends",
+                        Duration::from_secs(1),
+                    ));
+                }
+            },
+        };
+        let mut spent = None;
         if let Some(rate) = self.server_rate {
             match self.spend(&caller, rate).await {
                 (Some(delay), _) => {
@@ -139,38 +153,24 @@ impl Limits {
                         delay,
                     ))
                 }
-                (None, at) => spent.push((caller.clone(), rate, at)),
+                (None, at) => spent = Some((rate, at)),
             }
         }
         if let Some((name, rate)) = tool {
             let key = format!("tool\u{1f}{name}\u{1f}{caller}");
-            match self.spend(&key, rate).await {
-                (Some(delay), _) => {
-                    self.give_back(spent).await;
-                    return Err(McpError::rate_limited(
-                        format!(
-                            "Rate limited: over {rate} of {name} for this caller; retry in {}",
-                            seconds(delay)
-                        ),
-                        delay,
-                    ));
+            if let (Some(delay), _) = self.spend(&key, rate).await {
+                if let Some((server_rate, at)) = spent {
+                    self.give_back(&caller, server_rate, at).await;
                 }
-                (None, at) => spent.push((key, rate, at)),
+                return Err(McpError::rate_limited(
+                    format!(
+                        "Rate limited: over {rate} of {name} for this caller; retry in {}",
+                        seconds(delay)
+                    ),
+                    delay,
+                ));
             }
         }
-        let place = match &self.callers {
-            None => None,
-            Some(callers) => match callers.take(caller, wait).await {
-                Some(place) => Some(place),
-                None => {
-                    self.give_back(spent).await;
-                    return Err(McpError::rate_limited(
-                        "Busy: this caller has too many calls in progress; retry when one ends",
-                        Duration::from_secs(1),
-                    ));
-                }
-            },
-        };
         Ok(Admitted(place))
     }
 
@@ -189,16 +189,14 @@ impl Limits {
         self.callers.is_some()
     }
 
-    /// Gives back what a refused call spent, where it spent it (a shared
-    /// store that does not answer in time keeps it).
-    async fn give_back(&self, spent: Vec<(String, Rate, Where)>) {
-        for (key, rate, at) in spent {
-            match (at, &self.shared) {
-                (Where::Shared, Some(shared)) => {
-                    let _ = tokio::time::timeout(SHARED_WAIT, shared.give_back(&key, rate)).await;
-                }
-                _ => self.local.give_back(&key, rate),
+    /// Gives back one call of `key`'s cell at `rate`, where it was spent (a
+    /// shared store that does not answer in time keeps it).
+    async fn give_back(&self, key: &str, rate: Rate, at: Where) {
+        match (at, &self.shared) {
+            (Where::Shared, Some(shared)) => {
+                let _ = tokio::time::timeout(SHARED_WAIT, shared.give_back(key, rate)).await;
             }
+            _ => self.local.give_back(key, rate),
         }
     }
 
@@ -273,25 +271,24 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_call_refused_by_a_later_limit_gives_back_what_it_spent() {
+    async fn a_call_refused_by_its_tools_rate_gives_back_the_servers() {
         let server: Rate = "2/min burst 2".parse().unwrap();
         let tool: Rate = "1/min burst 1".parse().unwrap();
-        let limits = Limits::new(Some(server), Some(1), true, None);
+        let limits = Limits::new(Some(server), Some(2), true, None);
         let first = limits.admit("a".into(), Some(("t", tool)), Duration::ZERO).await;
         assert!(first.is_ok());
         // The tool's own rate refuses it: the server's call is given back.
         let refused = limits.admit("a".into(), Some(("t", tool)), Duration::ZERO).await;
         assert!(refused.err().is_some_and(|e| e.message().contains("of t")));
-        // One call in progress at most: refused, the server's call given back.
+        let second = limits.admit("a".into(), None, Duration::ZERO).await;
+        assert!(second.is_ok(), "the server's second call");
+        // Two calls in progress at most: refused before it spends anything.
         let busy = limits.admit("a".into(), None, Duration::ZERO).await;
         assert!(busy.err().is_some_and(|e| e.message().starts_with("Busy")));
-        drop(first);
+        drop((first, second));
+        let third = limits.admit("a".into(), None, Duration::ZERO).await;
         assert!(
-            limits.admit("a".into(), None, Duration::ZERO).await.is_ok(),
-            "the server's second call"
-        );
-        assert!(
-            limits.admit("a".into(), None, Duration::ZERO).await.is_err(),
+            third.err().is_some_and(|e| e.message().contains("over 2/min")),
             "its third"
         );
     }

@@ -248,7 +248,8 @@ impl Calls for Counting<'_> {
 }
 
 /// Following a task polls it as often as its `pollIntervalMs` says, not
-/// faster: a 600 ms task polled every 200 ms takes four or five polls.
+/// faster: a 600 ms task polled every 200 ms takes about four polls (from
+/// 5 ms, doubling to 250 ms, it took nine).
 #[tokio::test]
 async fn a_task_is_polled_as_often_as_it_asks() {
     let server = Server::builder().build().unwrap();
@@ -261,7 +262,7 @@ async fn a_task_is_polled_as_often_as_it_asks() {
     assert_eq!(result.text(), "steady");
     let polls = counting.polls.load(Ordering::SeqCst);
     assert!(
-        (2..=5).contains(&polls),
+        (2..=6).contains(&polls),
         "{polls} polls of a 600 ms task asking for 200 ms"
     );
 }

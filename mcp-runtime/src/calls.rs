@@ -68,19 +68,26 @@ pub trait Calls: Sync {
     fn follow(&self, task_id: &str) -> impl Future<Output = Result<Value, McpError>> + Send {
         let task_id = task_id.to_owned();
         async move {
-            let mut wait = std::time::Duration::from_millis(5);
+            let mut wait = MIN_POLL_INTERVAL;
             let mut answered: Vec<String> = Vec::new();
+            let mut refused: u32 = 0;
             loop {
                 let mut task = match self.send("tasks/get", json!({"taskId": task_id})).await {
                     Ok(task) => task,
                     Err(e) => match e.retry_after() {
-                        Some(later) => {
-                            tokio::time::sleep(later).await;
+                        Some(later) if refused < MAX_POLLS_REFUSED => {
+                            refused += 1;
+                            tokio::time::sleep(later.clamp(MIN_POLL_INTERVAL, MAX_POLL_INTERVAL)).await;
                             continue;
                         }
-                        None => return Err(e),
+                        _ => return Err(e),
                     },
                 };
+                refused = 0;
+                if task["status"] != "input_required" {
+                    // A task that asks again later may reuse a key.
+                    answered.clear();
+                }
                 match task["status"].as_str().unwrap_or_default() {
                     "completed" => return Ok(task.get_mut("result").map(Value::take).unwrap_or_default()),
                     "failed" => return Err(error_of(&task["error"])),
@@ -99,7 +106,9 @@ pub trait Calls: Sync {
                             .and_then(Value::as_u64)
                             .map(std::time::Duration::from_millis);
                         match asked {
-                            Some(interval) => tokio::time::sleep(interval.min(MAX_POLL_INTERVAL)).await,
+                            Some(interval) => {
+                                tokio::time::sleep(interval.clamp(MIN_POLL_INTERVAL, MAX_POLL_INTERVAL)).await
+                            }
                             None => {
                                 // From 5 ms, doubling to a quarter of a second.
                                 tokio::time::sleep(wait).await;
@@ -190,9 +199,16 @@ pub(crate) async fn list<C: Calls + ?Sized, T: DeserializeOwned>(
     Err(McpError::internal(format!("{method}: more than 10000 pages")))
 }
 
-/// The longest a task's `pollIntervalMs` makes [`Calls::follow`] wait
-/// between polls.
+/// The longest a task's `pollIntervalMs` (or a refused poll's wait) makes
+/// [`Calls::follow`] wait between polls.
 const MAX_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The shortest: a server that says 0 is not polled in a busy loop.
+const MIN_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(5);
+
+/// Polls refused one after the other for their rate before
+/// [`Calls::follow`] gives up with the refusal.
+const MAX_POLLS_REFUSED: u32 = 20;
 
 /// The asks of `requests` not yet answered; `None` when there is none.
 fn unanswered(requests: &Value, answered: &[String]) -> Option<Map<String, Value>> {
@@ -205,9 +221,7 @@ fn unanswered(requests: &Value, answered: &[String]) -> Option<Map<String, Value
     (!asks.is_empty()).then_some(asks)
 }
 
-/// A JSON-RPC error object as an [`McpError`]: its code, message and data;
-/// one whose `data.retryAfterMs` says when to retry (a rate limit) is
-/// answered over HTTP as a 429 with `Retry-After`, as the server answered.
+/// A JSON-RPC error object as an [`McpError`]: its code, message and data.
 pub(crate) fn error_of(error: &Value) -> McpError {
     let code = error["code"]
         .as_i64()
@@ -215,11 +229,20 @@ pub(crate) fn error_of(error: &Value) -> McpError {
         .unwrap_or(-32603);
     let message = error["message"].as_str().unwrap_or_default().to_owned();
     let e = McpError::new(ErrorCode(code), message);
-    let Some(data) = error.get("data") else {
-        return e;
-    };
-    let e = e.with_data(data.clone());
-    match data.get("retryAfterMs").and_then(Value::as_u64) {
+    match error.get("data") {
+        Some(data) => e.with_data(data.clone()),
+        None => e,
+    }
+}
+
+/// A server's answer to a request, as [`error_of`]; a refusal whose
+/// `data.retryAfterMs` says when to retry (a rate limit) is answered over
+/// HTTP as a 429 with `Retry-After`, as the server answered it (not a
+/// stored error, such as a failed task's, which says how it ended).
+#[cfg(feature = "client")]
+pub(crate) fn refusal_of(error: &Value) -> McpError {
+    let e = error_of(error);
+    match error["data"].get("retryAfterMs").and_then(Value::as_u64) {
         Some(ms) => e.retrying_after(std::time::Duration::from_millis(ms)),
         None => e,
     }

@@ -282,8 +282,8 @@ impl Shared {
         if status.is_success() {
             return Ok(response);
         }
-        // A 429 or 503 that says when to retry (`Retry-After` in seconds).
-        let retry = matches!(status.as_u16(), 429 | 503)
+        // A 429 that says when to retry (`Retry-After` in seconds).
+        let retry = (status.as_u16() == 429)
             .then(|| response.headers().get(reqwest::header::RETRY_AFTER))
             .flatten()
             .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok())
@@ -298,7 +298,7 @@ impl Shared {
     fn refused(&self, status: reqwest::StatusCode, retry: Option<Duration>, body: &str) -> ClientError {
         if let Ok(message) = serde_json::from_str::<Value>(body) {
             if let Some(error) = message.get("error") {
-                let e = crate::calls::error_of(error);
+                let e = crate::calls::refusal_of(error);
                 return ClientError::Rpc(match retry {
                     Some(wait) if e.retry_after().is_none() => e.retrying_after(wait),
                     _ => e,
@@ -307,7 +307,10 @@ impl Shared {
         }
         if let Some(wait) = retry {
             let upstream = self.upstream.to_string();
-            let message = format!("{upstream} is busy (HTTP {status}); retry in {} s", wait.as_secs());
+            let message = format!(
+                "{upstream} refused the request for its rate (HTTP {status}); retry in {} s",
+                wait.as_secs()
+            );
             let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
             return ClientError::Rpc(
                 McpError::rate_limited(message, wait).with_data(json!({ "retryAfterMs": ms, "upstream": upstream })),

@@ -173,7 +173,7 @@ impl Inbox {
                     return;
                 };
                 let outcome = match message.get("error") {
-                    Some(error) => Err(ClientError::Rpc(crate::calls::error_of(error))),
+                    Some(error) => Err(ClientError::Rpc(crate::calls::refusal_of(error))),
                     None => Ok(message.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
                 };
                 let _ = tx.send(outcome);

@@ -7,6 +7,7 @@ mod support;
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::http::{HttpConfig, HttpServer};
+use mcp_runtime::TaskConfig;
 use serde_json::{json, Value};
 use std::time::Duration;
 use support::http::RawReply;
@@ -62,6 +63,18 @@ async fn legacy_task(task: Task) -> Result<String, String> {
     ))
 }
 
+/// A task that asks two questions at once, and says what it was told.
+#[tool(task)]
+async fn pair_task(task: Task) -> String {
+    let (a, b) = tokio::join!(task.elicit::<Name>("a", "First?"), task.elicit::<Name>("b", "Second?"));
+    let told = |answer: Option<Elicited<Name>>| {
+        answer
+            .and_then(Elicited::accepted)
+            .map_or_else(|| "unanswered".to_owned(), |n| n.name)
+    };
+    format!("a: {}, b: {}", told(a.ok()), told(b.ok()))
+}
+
 /// Runs only as a task: a legacy session calls it with `task`.
 #[tool(task = required)]
 async fn legacy_task_required() -> &'static str {
@@ -93,8 +106,10 @@ fn sign_in(input: Input) -> Flow<String> {
 
 static OUTLIVED_TOLD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Spawns work that waits to be told to stop, and never ends itself.
-#[tool(task)]
+/// Spawns work that waits to be told to stop, and never ends itself; its
+/// tasks live 300 ms (a requested ttl is raised to a minute, but never past
+/// the tool's own).
+#[tool(task(ttl_ms = 300))]
 async fn outlived(task: Task) -> &'static str {
     let child = task.clone();
     tokio::spawn(async move {
@@ -148,13 +163,13 @@ struct Stdio {
 
 impl Stdio {
     fn start() -> Self {
+        Stdio::with(Server::builder().build().expect("the server builds"))
+    }
+
+    fn with(server: Server) -> Self {
         let (cw, sr) = tokio::io::duplex(1 << 16);
         let (sw, cr) = tokio::io::duplex(1 << 16);
-        tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-            Server::builder().build().expect("the server builds"),
-            sr,
-            sw,
-        ));
+        tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, sr, sw));
         Stdio {
             w: cw,
             r: BufReader::new(cr).lines(),
@@ -476,6 +491,81 @@ async fn tasks_result_waits_for_the_task_when_its_question_goes_unanswered() {
     let result = c.recv().await;
     assert_eq!(result["id"], 4, "{result}");
     assert_eq!(result["error"]["code"], -32603, "{result}");
+}
+
+/// Two questions asked at once by `tasks/result`: the one the client
+/// answers with an error is not put again, and the other's answer still
+/// reaches the task (which, told nothing of the first within its input
+/// timeout, ends).
+#[tokio::test]
+async fn one_question_refused_leaves_the_others_answer_with_the_task() {
+    let config = TaskConfig {
+        input_timeout: Duration::from_millis(400),
+        ..TaskConfig::default()
+    };
+    let mut c = Stdio::with(Server::builder().tasks(config).build().unwrap());
+    c.send(&init_request(1, "2025-11-25")).await;
+    c.recv().await;
+    let call = json!({"name": "pair_task", "arguments": {}, "task": {"ttl": 60000}});
+    c.send(&legacy(2, "tools/call", call)).await;
+    let id = c.recv().await["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    c.send(&legacy(3, "tasks/result", json!({"taskId": id}))).await;
+    for _ in 0..2 {
+        let ask = c.recv().await;
+        assert_eq!(ask["method"], "elicitation/create", "{ask}");
+        let answer = match ask["params"]["message"].as_str() {
+            Some("First?") => {
+                json!({"jsonrpc": "2.0", "id": ask["id"], "error": {"code": -1, "message": "User rejected the request"}})
+            }
+            _ => json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Bo"}}}),
+        };
+        c.send(&answer.to_string()).await;
+    }
+    let result = c.recv().await;
+    assert_eq!(result["id"], 3, "{result}");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "a: unanswered, b: Bo",
+        "{result}"
+    );
+}
+
+/// A client whose input ends while its `tasks/result` waits for an answer
+/// it can no longer give: the request ends, and the server with it (not at
+/// the task's input timeout, 10 minutes on).
+#[tokio::test]
+async fn a_client_that_goes_away_during_tasks_result_lets_the_server_end() {
+    let (cw, sr) = tokio::io::duplex(1 << 16);
+    let (sw, cr) = tokio::io::duplex(1 << 16);
+    let served = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        Server::builder().build().expect("the server builds"),
+        sr,
+        sw,
+    ));
+    let mut c = Stdio {
+        w: cw,
+        r: BufReader::new(cr).lines(),
+        methods: Default::default(),
+    };
+    c.send(&init_request(1, "2025-11-25")).await;
+    c.recv().await;
+    let call = json!({"name": "legacy_task", "arguments": {}, "task": {"ttl": 60000}});
+    c.send(&legacy(2, "tools/call", call)).await;
+    let id = c.recv().await["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    c.send(&legacy(3, "tasks/result", json!({"taskId": id}))).await;
+    let ask = c.recv().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let Stdio { w, mut r, .. } = c;
+    drop(w);
+    let ended = tokio::time::timeout(Duration::from_secs(5), r.next_line()).await;
+    let line = ended.expect("tasks/result answered").unwrap().unwrap();
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["id"], 3, "{answer}");
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    tokio::time::timeout(Duration::from_secs(5), served)
+        .await
+        .expect("the server ends with its input")
+        .unwrap()
+        .unwrap();
 }
 
 #[tokio::test]

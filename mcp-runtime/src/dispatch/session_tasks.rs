@@ -13,7 +13,11 @@ use crate::server::Server;
 use crate::session::Session;
 use crate::tasks::{legacy, TaskRecord};
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 
 /// Serves one of the three methods for `session`'s caller.
 pub(crate) async fn serve(
@@ -57,11 +61,13 @@ pub(crate) async fn serve(
 }
 
 /// `tasks/result`: the task's result (or its error) once it ends. Until
-/// then its input requests are asked of the session on this request's
-/// stream, each naming the task, and the answers handed to the task. An ask
-/// waits as long as the task does (its own input timeout ends it); one the
-/// client cannot answer (an error, no stream) is not put again, and the
-/// request waits for the task to end all the same.
+/// then each of its input requests is asked of the session on this
+/// request's stream, once, naming the task, and its answer handed to the
+/// task as it comes. An ask waits as long as the task waits for it (its own
+/// input timeout ends that), and is withdrawn when the task no longer does;
+/// one the client answers with an error is not put again. When the client
+/// can no longer be asked (its input ended) while the task waits for input,
+/// the request ends.
 async fn result(
     server: &Server,
     mut record: TaskRecord,
@@ -69,60 +75,72 @@ async fn result(
     session: &Session,
 ) -> Result<Vec<u8>, McpError> {
     let principal = scope.principal.as_deref();
-    // The version of the record whose asks found no answer.
-    let mut unanswered = None;
+    // The asks waiting for the client, each with its key.
+    let mut asking: Asking<'_> = Vec::new();
+    // The keys put to the client by this request.
+    let mut put: HashSet<String> = HashSet::new();
     loop {
         if let Some(ended) = legacy::result(&record) {
             let result = serde_json::to_vec(&ended?).map_err(|e| McpError::internal(e.to_string()))?;
             return Ok(crate::legacy::strip("tools/call", &result, &server.catalog()));
         }
-        let asks = record.status == TaskStatus::InputRequired
-            && !record.input_requests.is_empty()
-            && unanswered != Some(record.version);
-        match scope.outbound.as_ref().filter(|_| asks) {
-            Some(outbound) => {
-                let mut requests = record.input_requests.clone();
-                for request in requests.values_mut() {
-                    name_task(request, &record.id);
+        let waiting = record.status == TaskStatus::InputRequired;
+        asking.retain(|(key, _)| waiting && record.input_requests.contains_key(key));
+        if waiting && !session.can_ask() {
+            return Err(McpError::internal(
+                "the client can no longer answer (its input ended, or its session)",
+            ));
+        }
+        if let Some(outbound) = scope.outbound.as_ref().filter(|_| waiting) {
+            for (key, request) in &record.input_requests {
+                if !put.insert(key.clone()) {
+                    continue;
                 }
-                let ask = session.ask_within(&requests, outbound, None);
-                tokio::pin!(ask);
-                // The task may end, or stop waiting for these answers, while
-                // the client thinks: then the asks are withdrawn and it is
-                // read again. A change that leaves them (or a store's
-                // spurious wake) leaves them put.
-                let asked = loop {
-                    tokio::select! {
-                        asked = &mut ask => break Some(asked),
-                        changed = until_changed(server, &record) => {
-                            changed?;
-                            let now = super::tasks::find(server, &record.id, principal).await?;
-                            let same = now.status == TaskStatus::InputRequired && now.input_requests == record.input_requests;
-                            record = now;
-                            if !same {
-                                break None;
-                            }
-                        }
-                    }
-                };
-                if let Some(asked) = asked {
-                    let answered = match asked {
-                        Ok(answers) => super::tasks::answer(server, &record, &answers).await,
-                        Err(e) => Err(e),
-                    };
-                    if let Err(e) = answered {
-                        tracing::debug!(task = %record.id, "tasks/result: the task's input was not answered: {e}");
-                        unanswered = Some(record.version);
-                    }
-                    record = super::tasks::find(server, &record.id, principal).await?;
-                }
-            }
-            None => {
-                until_changed(server, &record).await?;
-                record = super::tasks::find(server, &record.id, principal).await?;
+                let mut request = request.clone();
+                name_task(&mut request, &record.id);
+                let requests: Map<String, Value> = [(key.clone(), request)].into_iter().collect();
+                let ask = async move { session.ask_within(&requests, outbound, None).await };
+                asking.push((key.clone(), Box::pin(ask)));
             }
         }
+        tokio::select! {
+            (key, asked) = next_answer(&mut asking), if !asking.is_empty() => {
+                let answered = match asked {
+                    Ok(answers) => super::tasks::answer(server, &record, &answers).await.map(drop),
+                    Err(e) if !session.can_ask() => return Err(e),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = answered {
+                    tracing::debug!(task = %record.id, key, "tasks/result: an input request was not answered: {e}");
+                }
+            }
+            changed = until_changed(server, &record) => changed?,
+        }
+        record = super::tasks::find(server, &record.id, principal).await?;
     }
+}
+
+/// The asks a `tasks/result` waits on, each with its key.
+type Asking<'a> = Vec<(
+    String,
+    Pin<Box<dyn Future<Output = Result<Map<String, Value>, McpError>> + Send + 'a>>,
+)>;
+
+/// The first ask of `asking` answered (taken out of it), with its key.
+fn next_answer<'a, 'b>(
+    asking: &'a mut Asking<'b>,
+) -> impl Future<Output = (String, Result<Map<String, Value>, McpError>)> + use<'a, 'b> {
+    std::future::poll_fn(move |cx| {
+        for at in 0..asking.len() {
+            if let Some((_, ask)) = asking.get_mut(at) {
+                if let Poll::Ready(answered) = ask.as_mut().poll(cx) {
+                    let (key, _) = asking.swap_remove(at);
+                    return Poll::Ready((key, answered));
+                }
+            }
+        }
+        Poll::Pending
+    })
 }
 
 /// Waits until `record` changes, or its time to live ends (a store need not

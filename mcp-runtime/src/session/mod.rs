@@ -546,6 +546,12 @@ impl Session {
         tx.send(answer).is_ok()
     }
 
+    /// Whether the client can still be asked (its input has not ended, nor
+    /// its session).
+    pub(crate) fn can_ask(&self) -> bool {
+        !self.asks_closed.load(Ordering::Acquire)
+    }
+
     /// Sends each input request as a real request on `outbound`, its key in
     /// `_meta` under [`INPUT_KEY_META`], and waits
     /// (at most [`ASK_TIMEOUT`]) for all answers, keyed like the requests.

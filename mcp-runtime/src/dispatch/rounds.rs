@@ -132,21 +132,19 @@ struct Round<'a> {
 
 impl Round<'_> {
     fn binding(&self) -> Binding<'_> {
+        let arguments = self
+            .arguments
+            .get_or_init(|| self.raw_arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()))
+            .as_ref();
         // Arguments that do not read as a value (a number out of range) are
         // bound as their text: a state never binds two requests' arguments
         // alike because neither reads.
-        let arguments = self
-            .arguments
-            .get_or_init(|| {
-                self.raw_arguments.map(|raw| {
-                    serde_json::from_str(raw.get()).unwrap_or_else(|_| serde_json::Value::String(raw.get().to_owned()))
-                })
-            })
-            .as_ref();
+        let unread = self.raw_arguments.filter(|_| arguments.is_none()).map(RawValue::get);
         Binding {
             method: self.method,
             name: self.name,
             arguments,
+            unread,
             principal: self.principal,
         }
     }

@@ -60,6 +60,9 @@ pub struct Binding<'a> {
     pub name: &'a str,
     /// The arguments (tools and prompts), canonicalized before binding.
     pub arguments: Option<&'a Value>,
+    /// The text of arguments that do not read as a value (a number out of
+    /// range), bound as it is.
+    pub unread: Option<&'a str>,
     /// The authenticated principal, when there is one.
     pub principal: Option<&'a str>,
 }
@@ -212,6 +215,12 @@ fn associated_data(server: &str, b: &Binding<'_>) -> Vec<u8> {
     let arguments = b.arguments.filter(|a| a.as_object().is_none_or(|o| !o.is_empty()));
     canonical(arguments.unwrap_or(&Value::Null), &mut ad);
     ad.push(0);
+    // Tagged 2, where the principal's tag is 0 or 1; JSON text holds no NUL.
+    if let Some(text) = b.unread {
+        ad.push(2);
+        ad.extend_from_slice(text.as_bytes());
+        ad.push(0);
+    }
     match b.principal {
         Some(p) => {
             ad.push(1);
@@ -344,6 +353,7 @@ mod tests {
             method: "tools/call",
             name: "t",
             arguments: Some(args),
+            unread: None,
             principal,
         }
     }
@@ -389,6 +399,26 @@ mod tests {
     }
 
     #[test]
+    fn arguments_that_do_not_read_bind_their_text_and_nothing_else() {
+        let s = Sealer::new(&[[7; 32]], Duration::from_secs(60));
+        let text = r#"{"id":"mine","x":1e400}"#;
+        let unread = |text| Binding {
+            method: "tools/call",
+            name: "t",
+            arguments: None,
+            unread: Some(text),
+            principal: None,
+        };
+        let sealed = s.seal(contents(), &unread(text)).unwrap();
+        assert!(s.open(&sealed, &unread(text)).is_some());
+        assert!(s.open(&sealed, &unread(r#"{"id":"other","x":1e400}"#)).is_none());
+        // Not the arguments given as that text, nor none.
+        let as_string = Value::String(text.into());
+        assert!(s.open(&sealed, &binding(&as_string, None)).is_none());
+        assert!(s.open(&sealed, &binding(&Value::Null, None)).is_none());
+    }
+
+    #[test]
     fn no_arguments_null_and_an_empty_object_are_one_request() {
         let s = Sealer::new(&[[7; 32]], Duration::from_secs(60));
         let (null, empty) = (Value::Null, serde_json::json!({}));
@@ -399,6 +429,7 @@ mod tests {
                     contents(),
                     &Binding {
                         arguments: sealed_with,
+                        unread: None,
                         ..binding(&null, None)
                     },
                 )
@@ -406,6 +437,7 @@ mod tests {
             for opened_with in forms {
                 let binding = Binding {
                     arguments: opened_with,
+                    unread: None,
                     ..binding(&null, None)
                 };
                 assert!(

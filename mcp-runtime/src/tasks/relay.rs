@@ -110,6 +110,7 @@ fn binding(principal: Option<&str>) -> Binding<'_> {
         method: BINDING_METHOD,
         name: "",
         arguments: None,
+        unread: None,
         principal,
     }
 }

@@ -476,12 +476,7 @@ impl Runner {
         // The task's span (`telemetry::task_span`, entered by its caller)
         // says how it ended, as a request's does.
         let span = tracing::Span::current();
-        if let Ok(Outcome::Complete(result)) = &out {
-            if result.is_error == Some(true) {
-                let message = "the tool's result is an error (isError)";
-                crate::telemetry::record_error(&span, &crate::telemetry::keys::TOOL_ERROR, message);
-            }
-        }
+        let tool_error = matches!(&out, Ok(Outcome::Complete(result)) if result.is_error == Some(true));
         let (status, result, error) = match out {
             Ok(Outcome::Complete(result)) => match result_object(&result, limit) {
                 Ok((object, size)) => {
@@ -500,8 +495,14 @@ impl Runner {
             ),
             Err(e) => (TaskStatus::Failed, None, Some(e)),
         };
-        if let Some(e) = &error {
-            crate::telemetry::record_error(&span, &e.code().0, e.message());
+        // Marked once: a failure (a result too large too) over a tool error.
+        match &error {
+            Some(e) => crate::telemetry::record_error(&span, &e.code().0, e.message()),
+            None if tool_error => {
+                let message = "the tool's result is an error (isError)";
+                crate::telemetry::record_error(&span, &crate::telemetry::keys::TOOL_ERROR, message);
+            }
+            None => {}
         }
         let message = error.as_ref().map(|e| e.message().to_owned());
         let error = error.map(|e| error_object(&e));

@@ -107,6 +107,7 @@ impl Genuine {
             method: self.method,
             name: self.name,
             arguments: self.arguments.as_ref(),
+            unread: None,
             principal: self.principal,
         }
     }
@@ -165,6 +166,7 @@ fn setup() -> &'static (Sealer, Vec<Genuine>) {
                     method,
                     name,
                     arguments: arguments.as_ref(),
+                    unread: None,
                     principal,
                 };
                 let text = s.seal(contents.clone(), &binding).expect("a small state seals");
@@ -256,6 +258,7 @@ fuzz_target!(|data: &[u8]| {
                 method,
                 name,
                 arguments: arguments.as_ref(),
+                unread: None,
                 principal,
             };
             let same = method == g.method

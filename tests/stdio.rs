@@ -5,6 +5,7 @@ mod support;
 
 use mcp_runtime::prelude::*;
 use serde_json::{json, Value};
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use support::{meta_with, StdioClient};
@@ -583,4 +584,69 @@ async fn lines_are_read_whole_however_the_reads_split_them() {
     assert_eq!(answers[3]["id"], 3);
     assert_eq!(answers[4]["id"], 4);
     assert_eq!(answers[4]["result"]["content"][0]["text"], "last, no newline");
+}
+
+/// An output that takes nothing for a while (a client that does not read),
+/// then fails as a closed pipe does (the client went away).
+struct GoneAfter(std::pin::Pin<Box<tokio::time::Sleep>>);
+
+impl tokio::io::AsyncWrite for GoneAfter {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        _buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.0
+            .as_mut()
+            .poll(cx)
+            .map(|()| Err(std::io::ErrorKind::BrokenPipe.into()))
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.0
+            .as_mut()
+            .poll(cx)
+            .map(|()| Err(std::io::ErrorKind::BrokenPipe.into()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
+
+/// A client that stopped reading (the reader waits for its output to
+/// drain, past 16 MiB unwritten) and then went away (the output fails): the
+/// server ends, though its input stays open, where it waited forever.
+#[tokio::test]
+async fn a_server_whose_output_fails_while_it_waits_for_it_to_drain_ends() {
+    use tokio::io::AsyncWriteExt;
+    let (mut to_server, server_r) = tokio::io::duplex(1 << 20);
+    let gone = GoneAfter(Box::pin(tokio::time::sleep(Duration::from_millis(500))));
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        Server::builder().build().unwrap(),
+        server_r,
+        gone,
+    ));
+    // Answers of 1 MiB each: 24 of them are past the 16 MiB the reader lets wait.
+    let text = "x".repeat(1 << 20);
+    let sending = tokio::spawn(async move {
+        for id in 0..24 {
+            let line = support::request(id, "tools/call", json!({"name": "echo", "arguments": {"text": text}}));
+            if to_server.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                return;
+            }
+        }
+        // The input stays open.
+        std::future::pending::<()>().await;
+    });
+    let ended = tokio::time::timeout(Duration::from_secs(10), serving).await;
+    let ended = ended.expect("the server ended once its output failed");
+    assert!(ended.unwrap().is_err(), "the output's failure is its error");
+    sending.abort();
 }

@@ -227,3 +227,31 @@ async fn a_blocking_call_that_timed_out_holds_its_callers_place_until_its_functi
     assert_eq!(text(&third), "slept 1 ms", "{third}");
     c.close().await.unwrap();
 }
+
+/// Reports progress every 40 ms for `ms`, past its 100 ms timeout.
+#[tool(blocking, timeout = "100ms")]
+fn noisy_blocking(ms: u64, ctx: Context) -> String {
+    let started = Instant::now();
+    let mut step = 0.0;
+    while started.elapsed() < Duration::from_millis(ms) {
+        ctx.progress(step, None, None);
+        step += 1.0;
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    "done".into()
+}
+
+/// A call that timed out sends no progress after its answer, though its
+/// blocking function runs on and keeps reporting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_progress_follows_the_answer_of_a_call_that_timed_out() {
+    let mut c = StdioClient::start(Server::builder().build().unwrap());
+    let mut meta = support::meta_with(json!({}));
+    meta["progressToken"] = json!("p1");
+    let params = json!({"name": "noisy_blocking", "arguments": {"ms": 500}, "_meta": meta});
+    let answer = c.call(1, "tools/call", params).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let after = tokio::time::timeout(Duration::from_millis(600), c.from_server.next_line()).await;
+    assert!(after.is_err(), "a message after the answer: {after:?}");
+    c.close().await.unwrap();
+}

@@ -249,6 +249,14 @@ impl Connection {
         }
     }
 
+    /// Tells every request running to stop (its `Cancellation` fires): the
+    /// client can no longer be answered.
+    pub(crate) fn cancel_running(&mut self) {
+        for (cancel, ..) in self.in_flight.table().values() {
+            cancel.cancel();
+        }
+    }
+
     /// Ends the stream: closes subscription streams, then waits for every
     /// other request still running to finish (and be answered).
     pub async fn finish(mut self) {

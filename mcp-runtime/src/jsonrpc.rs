@@ -244,6 +244,9 @@ fn intern(method: Cow<'_, str>) -> Cow<'static, str> {
 /// Classifies one incoming message (a stdio line or an HTTP body).
 pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
     let reject = |id, error| Err(Rejected { id, error });
+    // A byte order mark (Windows tools write one) is ignored, as RFC 8259
+    // lets a parser do.
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if !is_object {
         // Valid JSON that is not an object (an array, a string...), or not JSON at all.
@@ -268,6 +271,20 @@ pub fn parse(bytes: &[u8]) -> Result<Message, Rejected> {
         }
         Err(e) => return reject(None, McpError::parse_error(e)),
     };
+    // A response whose id is missing or null (the peer could not read the
+    // request it answers): it answers none of ours, and a response is never
+    // answered, so it is taken as one to no request.
+    if env.method.is_none() && (env.result.is_some() || env.error.is_some()) && !matches!(env.id, Some(Ok(_))) {
+        let outcome = match (env.result, env.error) {
+            (Some(r), None) => Ok(r.to_owned()),
+            (_, Some(e)) => Err(e.to_owned()),
+            (None, None) => Err(RawValue::NULL.to_owned()),
+        };
+        return Ok(Message::Response(Response {
+            id: RequestId::String(String::new()),
+            outcome,
+        }));
+    }
     let id = match env.id {
         None => None,
         Some(Ok(id)) => Some(id),
@@ -442,6 +459,28 @@ mod tests {
             Err(r) => r,
             Ok(m) => panic!("accepted: {m:?}"),
         }
+    }
+
+    #[test]
+    fn a_response_without_a_usable_id_is_taken_not_answered() {
+        for bytes in [
+            &br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#[..],
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}"#,
+            br#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
+        ] {
+            match parse(bytes) {
+                Ok(Message::Response(r)) => assert_eq!(r.id, RequestId::String(String::new())),
+                other => panic!("{}: {other:?}", String::from_utf8_lossy(bytes)),
+            }
+        }
+        // Without a result or an error it is still a request without a method.
+        assert!(parse(br#"{"jsonrpc":"2.0","id":null}"#).is_err());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_ignored() {
+        let bytes = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+        assert!(matches!(parse(bytes), Ok(Message::Request(r)) if r.method == "ping"));
     }
 
     #[test]

@@ -33,6 +33,8 @@ pub(crate) struct Backlog {
     bytes: AtomicUsize,
     /// The reader waits for the backlog to shrink.
     waiting: AtomicBool,
+    /// The output failed (the client closed it): nothing more is written.
+    broken: AtomicBool,
     shrunk: Notify,
     /// Past this many bytes unwritten, notifications are refused
     /// ([`MAX_UNREAD`]).
@@ -60,6 +62,7 @@ impl Backlog {
         Backlog {
             bytes: AtomicUsize::new(0),
             waiting: AtomicBool::new(false),
+            broken: AtomicBool::new(false),
             shrunk: Notify::new(),
             cap,
         }
@@ -79,16 +82,29 @@ impl Backlog {
         self.bytes.load(Ordering::Relaxed) >= limit
     }
 
-    /// Waits until fewer than `limit` bytes wait to be written.
+    /// Waits until fewer than `limit` bytes wait to be written, or the
+    /// output failed.
     pub(crate) async fn below(&self, limit: usize) {
         if self.bytes.load(Ordering::SeqCst) < limit {
             return;
         }
         self.waiting.store(true, Ordering::SeqCst);
-        while self.bytes.load(Ordering::SeqCst) >= limit {
+        while self.bytes.load(Ordering::SeqCst) >= limit && !self.is_broken() {
             self.shrunk.notified().await;
         }
         self.waiting.store(false, Ordering::SeqCst);
+    }
+
+    /// The output failed: nothing queued will be written, and a reader
+    /// waiting for the backlog to shrink is woken.
+    pub(crate) fn break_off(&self) {
+        self.broken.store(true, Ordering::SeqCst);
+        self.shrunk.notify_one();
+    }
+
+    /// Whether the output failed.
+    pub(crate) fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::SeqCst)
     }
 }
 

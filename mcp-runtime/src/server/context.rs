@@ -130,12 +130,14 @@ impl Context {
     }
 
     /// Sends `notifications/progress` for this request, if the client asked
-    /// for progress (`_meta.progressToken`); does nothing otherwise.
+    /// for progress (`_meta.progressToken`); does nothing otherwise, nor once
+    /// the request was cancelled or timed out (its answer may be gone, and
+    /// progress must stop with it).
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let (Some(token), Some(out)) = (&self.scope.meta.progress_token, &self.scope.outbound) else {
             return;
         };
-        if self.in_task() {
+        if self.in_task() || self.is_cancelled() {
             return;
         }
         let params = ProgressParams {
@@ -148,12 +150,13 @@ impl Context {
     }
 
     /// Sends `notifications/message` for this request, if the client opted in
-    /// to logging at `level` or a less severe level; does nothing otherwise.
+    /// to logging at `level` or a less severe level; does nothing otherwise,
+    /// nor once the request was cancelled or timed out.
     pub fn log<T: Serialize>(&self, level: LoggingLevel, logger: Option<&str>, data: &T) {
         let (Some(min), Some(out)) = (self.scope.meta.log_level, &self.scope.outbound) else {
             return;
         };
-        if level < min || self.in_task() {
+        if level < min || self.in_task() || self.is_cancelled() {
             return;
         }
         let params = LogParams { level, logger, data };

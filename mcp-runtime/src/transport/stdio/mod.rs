@@ -191,6 +191,13 @@ where
         if backlog.over(MAX_UNWRITTEN) {
             backlog.below(MAX_UNWRITTEN).await;
         }
+        // The client closed its end of the output: nothing more it sends
+        // can be answered, so the input ends here (the running requests
+        // are told to stop, and end as at the end of input).
+        if backlog.is_broken() {
+            connection.cancel_running();
+            break;
+        }
     }
     // The input ended: what was held still runs, in order.
     while let Some(request) = held.pop() {
@@ -333,10 +340,25 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
     words.remainder().iter().position(|&b| b == b'\n').map(|i| offset + i)
 }
 
+/// Writes what the connection sends, one message a line; when the output
+/// fails, says so to the reader ([`Backlog::break_off`]).
 async fn write_loop<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    rx: mpsc::UnboundedReceiver<Vec<u8>>,
     writer: W,
     backlog: std::sync::Arc<Backlog>,
+    finished: tokio::sync::oneshot::Receiver<()>,
+) -> std::io::Result<()> {
+    let written = write_lines(rx, writer, &backlog, finished).await;
+    if written.is_err() {
+        backlog.break_off();
+    }
+    written
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    writer: W,
+    backlog: &Backlog,
     finished: tokio::sync::oneshot::Receiver<()>,
 ) -> std::io::Result<()> {
     let mut writer = tokio::io::BufWriter::with_capacity(64 * 1024, writer);

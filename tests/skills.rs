@@ -517,3 +517,47 @@ async fn nested_skills_build_and_publish_each_file_once() {
     client.close().await.unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two sources whose skills list a file at one URI: with the same bytes
+/// the server builds (the file is published once); with different bytes it
+/// does not, since one skill's entry would name a digest of bytes it is not
+/// served.
+#[test]
+fn a_file_two_skills_list_with_different_bytes_is_refused() {
+    let base = std::env::temp_dir().join(format!("mcp-skills-conflict-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let write = |root: &std::path::Path, rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let (outer, inner) = (base.join("outer"), base.join("inner"));
+    write(
+        &outer,
+        "acme/SKILL.md",
+        "---\nname: acme\ndescription: Acme's ways\n---\n# Acme\n",
+    );
+    write(&outer, "acme/tools/guide.md", "# Guide\n");
+    write(
+        &inner,
+        "acme/tools/SKILL.md",
+        "---\nname: tools\ndescription: Acme's tools\n---\n# Tools\n",
+    );
+    write(&inner, "acme/tools/guide.md", "# Guide\n");
+    let build = || {
+        Server::builder()
+            .empty()
+            .skills(Skills::from_dir(&outer).unwrap())
+            .skills(Skills::from_dir(&inner).unwrap())
+            .build()
+    };
+    assert!(build().is_ok(), "the same bytes");
+    write(&inner, "acme/tools/guide.md", "# Another guide\n");
+    assert_eq!(
+        build().err(),
+        Some(mcp_runtime::BuildError::SkillFileConflict(
+            "skill://acme/tools/guide.md".into()
+        ))
+    );
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -5,7 +5,58 @@ use super::{check_name, SkillRule, MAX_COMPATIBILITY, MAX_DESCRIPTION, RESERVED_
 use serde_json::{Map, Number, Value};
 use std::borrow::ToOwned;
 use std::string::{String, ToString};
+use yaml_rust2::parser::{Event, EventReceiver, Parser};
 use yaml_rust2::{Yaml, YamlLoader};
+
+/// The largest frontmatter read, in bytes.
+const MAX_FRONTMATTER: usize = 64 * 1024;
+
+/// The deepest nesting of mappings and sequences a frontmatter may have.
+const MAX_DEPTH: usize = 32;
+
+/// Looks at a frontmatter's YAML events before it is loaded: an alias
+/// (which the loader copies in full at each use, so a few hundred bytes can
+/// grow to billions of nodes) or nesting past [`MAX_DEPTH`] refuses it.
+#[derive(Default)]
+struct Guard {
+    depth: usize,
+    refused: Option<&'static str>,
+}
+
+impl EventReceiver for Guard {
+    fn on_event(&mut self, event: Event) {
+        if self.refused.is_some() {
+            return;
+        }
+        match event {
+            Event::Alias(_) => self.refused = Some("YAML aliases are not supported"),
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    self.refused = Some("the frontmatter nests more than 32 levels deep");
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+}
+
+/// Refuses a frontmatter too large, too deep, or with aliases, before the
+/// loader builds it.
+fn guard(yaml: &str) -> Result<(), SkillRule> {
+    if yaml.len() > MAX_FRONTMATTER {
+        return Err(SkillRule::Yaml("the frontmatter is larger than 64 KiB".into()));
+    }
+    let mut guard = Guard::default();
+    Parser::new_from_str(yaml)
+        .load(&mut guard, true)
+        .map_err(|e| SkillRule::Yaml(e.to_string()))?;
+    match guard.refused {
+        Some(why) => Err(SkillRule::Yaml(why.into())),
+        None => Ok(()),
+    }
+}
 
 /// The YAML text between the opening `---` line and the next `---` line
 /// (a leading byte-order mark is allowed, and either line ending), or
@@ -50,6 +101,7 @@ pub fn split_frontmatter(text: &str) -> Option<&str> {
 /// ```
 pub fn parse_skill_md(text: &str, folder: &str) -> Result<Map<String, Value>, SkillRule> {
     let yaml = split_frontmatter(text).ok_or(SkillRule::NoFrontmatter)?;
+    guard(yaml)?;
     let docs = YamlLoader::load_from_str(yaml).map_err(|e| SkillRule::Yaml(e.to_string()))?;
     let doc = match docs.into_iter().next() {
         Some(Yaml::Hash(hash)) => Yaml::Hash(hash),
@@ -183,5 +235,38 @@ mod tests {
             parse_skill_md("---\nname: a: b\n---\n", "a"),
             Err(SkillRule::Yaml(_))
         ));
+    }
+
+    /// Nine levels of aliases, each used ten times: a billion nodes if the
+    /// loader were let at it (this test would run out of memory). Refused
+    /// before it is.
+    #[test]
+    fn aliases_depth_and_size_are_refused_before_the_loader() {
+        let mut md = String::from("---\nname: a\ndescription: d\nl0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..10 {
+            let uses = std::vec![std::format!("*l{}", level - 1); 10].join(", ");
+            md.push_str(&std::format!("l{level}: &l{level} [{uses}]\n"));
+        }
+        md.push_str("---\n");
+        assert_eq!(
+            parse_skill_md(&md, "a"),
+            Err(SkillRule::Yaml("YAML aliases are not supported".into()))
+        );
+        let deep = std::format!(
+            "---\nname: a\ndescription: d\nx: {}1{}\n---\n",
+            "[".repeat(40),
+            "]".repeat(40)
+        );
+        assert!(matches!(parse_skill_md(&deep, "a"), Err(SkillRule::Yaml(why)) if why.contains("32 levels")));
+        let block = std::format!(
+            "---\nname: a\ndescription: d\nx:\n{}\n---\n",
+            (0..40)
+                .map(|i| std::format!("{}- ", "  ".repeat(i)))
+                .collect::<std::vec::Vec<_>>()
+                .join("\n")
+        );
+        assert!(matches!(parse_skill_md(&block, "a"), Err(SkillRule::Yaml(_))));
+        let large = std::format!("---\nname: a\ndescription: d\nx: \"{}\"\n---\n", "y".repeat(70_000));
+        assert!(matches!(parse_skill_md(&large, "a"), Err(SkillRule::Yaml(why)) if why.contains("64 KiB")));
     }
 }

@@ -109,6 +109,11 @@ pub enum BuildError {
     /// A skill of [`ServerBuilder::skills_dir`] breaks a rule.
     #[error("skills: {0}")]
     Skill(#[from] crate::skills::SkillError),
+    /// Two skills (of different sources, or nested) list a file at the
+    /// same URI with different bytes: one would be served under the other's
+    /// digest.
+    #[error("skills: two skills list `{0}` with different bytes")]
+    SkillFileConflict(String),
 }
 
 /// Caching hints for one kind of cacheable result.

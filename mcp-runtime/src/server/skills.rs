@@ -160,6 +160,10 @@ pub(super) fn fingerprint(dir: &Path) -> Fingerprint {
     out
 }
 
+/// How long a folder whose read failed is left before it is read again,
+/// changed or not.
+const RETRY_FAILED: Duration = Duration::from_secs(30);
+
 /// Watches `dir` (the skills of `source`) on a thread of its own while the
 /// server lives: when a file changes, is added or removed, the folder is
 /// read again; if it is valid its skills replace the old ones, and
@@ -172,7 +176,10 @@ pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, mut seen: Fingerpri
     let spawned = std::thread::Builder::new()
         .name("mcp-skills-watch".into())
         .spawn(move || {
-            let mut failed: Option<Fingerprint> = None;
+            // The folder as it was when a read failed, and when: read again
+            // when it changes, or a while later (the failure may have been
+            // the machine's, such as too many open files, not the folder's).
+            let mut failed: Option<(Fingerprint, std::time::Instant)> = None;
             loop {
                 std::thread::sleep(poll);
                 let Some(inner) = server.upgrade() else { return };
@@ -180,7 +187,8 @@ pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, mut seen: Fingerpri
                     return;
                 }
                 let now = fingerprint(&dir);
-                if now == seen || failed.as_ref() == Some(&now) {
+                let retry = |(was, at): &(Fingerprint, std::time::Instant)| *was != now || at.elapsed() >= RETRY_FAILED;
+                if now == seen && failed.is_none() || failed.as_ref().is_some_and(|f| !retry(f)) {
                     continue;
                 }
                 match Skills::from_dir(&dir) {
@@ -191,8 +199,11 @@ pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, mut seen: Fingerpri
                         reload(&server, skills, source);
                     }
                     Err(e) => {
-                        tracing::warn!(folder = %dir.display(), "skills not reloaded, the old ones are served: {e}");
-                        failed = Some(now);
+                        // Said once per state of the folder.
+                        if failed.as_ref().is_none_or(|(was, _)| *was != now) {
+                            tracing::warn!(folder = %dir.display(), "skills not reloaded, the old ones are served: {e}");
+                        }
+                        failed = Some((now, std::time::Instant::now()));
                     }
                 }
             }

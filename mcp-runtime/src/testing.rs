@@ -62,6 +62,7 @@ pub struct TestClient {
     sample: Option<Answerer>,
     roots: Option<Answerer>,
     tasks: bool,
+    apps: bool,
     progress: bool,
     log_level: Option<LoggingLevel>,
     principal: Option<String>,
@@ -181,6 +182,7 @@ impl TestClient {
             sample: None,
             roots: None,
             tasks: false,
+            apps: false,
             progress: false,
             log_level: None,
             principal: None,
@@ -220,6 +222,14 @@ impl TestClient {
     /// [`call_tool`](Self::call_tool) follows to its end.
     pub fn with_tasks(mut self) -> Self {
         self.tasks = true;
+        self
+    }
+
+    /// Declares that it renders MCP Apps (the `io.modelcontextprotocol/ui`
+    /// extension with the app MIME type): it is listed app-only tools, the
+    /// tools' `_meta.ui` and the views.
+    pub fn rendering_apps(mut self) -> Self {
+        self.apps = true;
         self
     }
 
@@ -395,8 +405,16 @@ impl TestClient {
         if self.roots.is_some() {
             caps.insert("roots".into(), json!({}));
         }
+        let mut extensions = Map::new();
         if self.tasks {
-            caps.insert("extensions".into(), json!({ TASKS_EXTENSION: {} }));
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if self.apps {
+            let ui = json!({ "mimeTypes": [crate::protocol::APP_MIME_TYPE] });
+            extensions.insert(crate::protocol::UI_EXTENSION.into(), ui);
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }
@@ -536,7 +554,14 @@ impl TestClient {
         };
         let mut caps = self.capabilities();
         if let Some(object) = caps.as_object_mut() {
-            object.remove("extensions");
+            // That revision's tasks are its own (`tasks` in `initialize`);
+            // the Apps extension is declared there as here.
+            if let Some(extensions) = object.get_mut("extensions").and_then(Value::as_object_mut) {
+                extensions.remove(TASKS_EXTENSION);
+                if extensions.is_empty() {
+                    object.remove("extensions");
+                }
+            }
             if object.contains_key("elicitation") {
                 object.insert("elicitation".into(), json!({}));
             }

@@ -79,10 +79,13 @@ impl UiToolMeta {
         self
     }
 
-    /// Whether only the app may call the tool (`visibility` exactly `["app"]`):
-    /// such a tool is not listed to callers that do not render apps.
+    /// Whether the model may not call the tool (a `visibility` that does not
+    /// include `"model"`; none means both): such a tool is not listed to
+    /// callers that do not render apps.
     pub fn app_only(&self) -> bool {
-        self.visibility.as_deref() == Some(&[Visibility::App])
+        self.visibility
+            .as_deref()
+            .is_some_and(|who| !who.contains(&Visibility::Model))
     }
 }
 
@@ -155,4 +158,20 @@ pub struct UiPermissions {
     /// Writing to the clipboard.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clipboard_write: Option<JsonObject>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn app_only_is_any_visibility_without_the_model() {
+        let ui = |who: &[Visibility]| UiToolMeta::view("ui://v").with_visibility(who.iter().copied());
+        assert!(ui(&[Visibility::App]).app_only());
+        assert!(ui(&[Visibility::App, Visibility::App]).app_only());
+        assert!(ui(&[]).app_only());
+        assert!(!ui(&[Visibility::Model, Visibility::App]).app_only());
+        assert!(!ui(&[Visibility::Model]).app_only());
+        assert!(!UiToolMeta::view("ui://v").app_only(), "none: model and app");
+    }
 }

@@ -141,9 +141,11 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
     let name: Arc<str> = Arc::from(upstream.upstream_name());
     // Every message: each caller gets those at its own level.
     let base = upstream.log_level(crate::protocol::LoggingLevel::Debug);
+    // Rendering apps too, so that the upstream lists its views and the
+    // tools only apps may call: this server shows each caller what it renders.
     let upstream = base
         .clone()
-        .capabilities(forward::capabilities_of(forward::ALL_ASKS))
+        .capabilities(renders_apps(forward::capabilities_of(forward::ALL_ASKS)))
         .on_ask(routes.answerer(name.clone()));
     let mut backoff = crate::client::Backoff::default();
     let client = loop {
@@ -346,6 +348,33 @@ async fn sync(server: &Server, upstream: &Arc<Upstream>, prefix: &str, scopes: &
     }
 }
 
+/// `caps` and the MCP Apps extension (`io.modelcontextprotocol/ui`).
+fn renders_apps(mut caps: crate::protocol::ClientCapabilities) -> crate::protocol::ClientCapabilities {
+    use crate::protocol::{APP_MIME_TYPE, UI_EXTENSION};
+    caps.extensions
+        .get_or_insert_with(Map::new)
+        .insert(UI_EXTENSION.into(), json!({ "mimeTypes": [APP_MIME_TYPE] }));
+    caps
+}
+
+/// An upstream's resource as an entry of this server: a view (the app MIME
+/// type) stays one, with the `_meta.ui` it listed.
+fn resource_entry(resource: crate::protocol::Resource, upstream: &Arc<Upstream>) -> ResourceEntry {
+    let view = resource.mime_type.as_deref() == Some(crate::protocol::APP_MIME_TYPE);
+    let ui = resource
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.get("ui"))
+        .and_then(|ui| serde_json::from_value::<crate::protocol::UiResourceMeta>(ui.clone()).ok())
+        .unwrap_or_default();
+    let entry = ResourceEntry::dynamic(resource, read_through(upstream));
+    if view {
+        entry.app(ui)
+    } else {
+        entry
+    }
+}
+
 /// `prefix_name`, or `name` under the empty prefix.
 fn prefixed(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
@@ -411,7 +440,7 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
     }
     if offers.resources.is_some() {
         for resource in client.list_resources().await? {
-            let entry = ResourceEntry::dynamic(resource, read_through(upstream));
+            let entry = resource_entry(resource, upstream);
             entries.resources.push(entry.scopes(scopes.iter().cloned()));
         }
         for template in client.list_resource_templates().await? {
@@ -428,6 +457,28 @@ async fn read_lists(upstream: &Arc<Upstream>, prefix: &str, scopes: &[String]) -
                 }
             }
         }
+    }
+    // A view a tool names that the upstream left out of its list (MCP Apps
+    // lets it): read through from the upstream all the same, as a view.
+    let views: Vec<String> = entries
+        .tools
+        .iter()
+        .filter_map(|tool| tool.ui.as_ref()?.resource_uri.clone())
+        .filter(|uri| uri.starts_with("ui://"))
+        .collect();
+    for uri in views {
+        if entries.resources.iter().any(|r| r.uri == uri) {
+            continue;
+        }
+        let resource = crate::protocol::Resource {
+            name: uri.clone(),
+            uri,
+            mime_type: Some(crate::protocol::APP_MIME_TYPE.into()),
+            ..Default::default()
+        };
+        entries
+            .resources
+            .push(resource_entry(resource, upstream).scopes(scopes.iter().cloned()));
     }
     Ok(entries)
 }

@@ -249,11 +249,14 @@ impl Connection {
         }
     }
 
-    /// Tells every request running to stop (its `Cancellation` fires): the
-    /// client can no longer be answered.
-    pub(crate) fn cancel_running(&mut self) {
-        for (cancel, ..) in self.in_flight.table().values() {
+    /// Stops every request running, as a client's cancellation does (its
+    /// `Cancellation` fires, its future is dropped): the client can no
+    /// longer be answered.
+    pub(crate) fn stop_running(&mut self) {
+        let running: Vec<Running> = self.in_flight.table().drain().map(|(_, running)| running).collect();
+        for (cancel, abort, ..) in running {
             cancel.cancel();
+            abort.abort();
         }
     }
 

@@ -35,6 +35,7 @@ pub(crate) struct Backlog {
     waiting: AtomicBool,
     /// The output failed (the client closed it): nothing more is written.
     broken: AtomicBool,
+    broke: Notify,
     shrunk: Notify,
     /// Past this many bytes unwritten, notifications are refused
     /// ([`MAX_UNREAD`]).
@@ -63,6 +64,7 @@ impl Backlog {
             bytes: AtomicUsize::new(0),
             waiting: AtomicBool::new(false),
             broken: AtomicBool::new(false),
+            broke: Notify::new(),
             shrunk: Notify::new(),
             cap,
         }
@@ -96,10 +98,25 @@ impl Backlog {
     }
 
     /// The output failed: nothing queued will be written, and a reader
-    /// waiting for the backlog to shrink is woken.
+    /// waiting for the backlog to shrink, or for input, is woken.
     pub(crate) fn break_off(&self) {
         self.broken.store(true, Ordering::SeqCst);
         self.shrunk.notify_one();
+        self.broke.notify_waiters();
+    }
+
+    /// Resolves once the output failed.
+    pub(crate) async fn broken(&self) {
+        loop {
+            let broke = self.broke.notified();
+            tokio::pin!(broke);
+            // Listening before looking: a failure in between is not missed.
+            broke.as_mut().enable();
+            if self.is_broken() {
+                return;
+            }
+            broke.await;
+        }
     }
 
     /// Whether the output failed.

@@ -79,13 +79,13 @@ impl UiToolMeta {
         self
     }
 
-    /// Whether the model may not call the tool (a `visibility` that does not
-    /// include `"model"`; none means both): such a tool is not listed to
-    /// callers that do not render apps.
+    /// Whether the model may not call the tool (a `visibility` that names
+    /// some callers but not `"model"`; none, or an empty list, means both):
+    /// such a tool is not listed to callers that do not render apps.
     pub fn app_only(&self) -> bool {
         self.visibility
             .as_deref()
-            .is_some_and(|who| !who.contains(&Visibility::Model))
+            .is_some_and(|who| !who.is_empty() && !who.contains(&Visibility::Model))
     }
 }
 
@@ -169,7 +169,7 @@ mod tests {
         let ui = |who: &[Visibility]| UiToolMeta::view("ui://v").with_visibility(who.iter().copied());
         assert!(ui(&[Visibility::App]).app_only());
         assert!(ui(&[Visibility::App, Visibility::App]).app_only());
-        assert!(ui(&[]).app_only());
+        assert!(!ui(&[]).app_only(), "an empty list: model and app");
         assert!(!ui(&[Visibility::Model, Visibility::App]).app_only());
         assert!(!ui(&[Visibility::Model]).app_only());
         assert!(!UiToolMeta::view("ui://v").app_only(), "none: model and app");

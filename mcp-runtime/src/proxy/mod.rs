@@ -141,11 +141,9 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
     let name: Arc<str> = Arc::from(upstream.upstream_name());
     // Every message: each caller gets those at its own level.
     let base = upstream.log_level(crate::protocol::LoggingLevel::Debug);
-    // Rendering apps too, so that the upstream lists its views and the
-    // tools only apps may call: this server shows each caller what it renders.
     let upstream = base
         .clone()
-        .capabilities(renders_apps(forward::capabilities_of(forward::ALL_ASKS)))
+        .capabilities(forward::capabilities_of(forward::ALL_ASKS))
         .on_ask(routes.answerer(name.clone()));
     let mut backoff = crate::client::Backoff::default();
     let client = loop {
@@ -159,6 +157,14 @@ async fn serve(server: Server, prefix: String, upstream: ClientBuilder, options:
             }
         }
     };
+    // A 2026-07-28 upstream's lists are asked as a host that renders apps
+    // asks them, so that it lists its views and the tools only apps may
+    // call: this server shows each caller what it renders. (Its calls carry
+    // each caller's own capabilities. A 2025-11-25 session declares its
+    // capabilities once, for every call made in it: not there.)
+    if client.era() == Some(Era::Latest) {
+        client.set_capabilities(renders_apps(forward::capabilities_of(forward::ALL_ASKS)));
+    }
     let era = match client.era() {
         Some(Era::Latest) => crate::protocol::LATEST_PROTOCOL_VERSION.to_owned(),
         _ => client.protocol_version().unwrap_or_default(),
@@ -330,13 +336,25 @@ fn runs_tasks(client: &crate::client::Client) -> bool {
 /// Reads the upstream's lists and serves them in place of what it served.
 async fn sync(server: &Server, upstream: &Arc<Upstream>, prefix: &str, scopes: &[String], served: &mut EntryNames) {
     let name = upstream.client.name().to_owned();
-    let entries = match read_lists(upstream, prefix, scopes).await {
+    let mut entries = match read_lists(upstream, prefix, scopes).await {
         Ok(entries) => entries,
         Err(e) => {
             tracing::warn!(upstream = %name, "cannot read the upstream's lists: {e}; serving what was read before");
             return;
         }
     };
+    // A view another upstream serves already (two instances of one app
+    // server share their views' URIs) is served from there.
+    {
+        let catalog = server.catalog();
+        entries.resources.retain(|r| {
+            let elsewhere = r.app && !served.resources.contains(&r.uri) && catalog.find_resource(&r.uri).is_some();
+            if elsewhere {
+                tracing::debug!(upstream = %name, uri = %r.uri, "a view another upstream serves is served from there");
+            }
+            !elsewhere
+        });
+    }
     let names = entries.names();
     let counts = (names.tools.len(), names.prompts.len(), names.resources.len());
     match server.swap_entries(served, entries) {
@@ -360,7 +378,7 @@ fn renders_apps(mut caps: crate::protocol::ClientCapabilities) -> crate::protoco
 /// An upstream's resource as an entry of this server: a view (the app MIME
 /// type) stays one, with the `_meta.ui` it listed.
 fn resource_entry(resource: crate::protocol::Resource, upstream: &Arc<Upstream>) -> ResourceEntry {
-    let view = resource.mime_type.as_deref() == Some(crate::protocol::APP_MIME_TYPE);
+    let view = resource.uri.starts_with("ui://");
     let ui = resource
         .meta
         .as_ref()

@@ -461,6 +461,9 @@ impl ServerBuilder {
                 config.instructions = Some(text);
             }
         }
+        if let Some(uri) = super::skills::conflicting_file(&parts.skills) {
+            return Err(BuildError::SkillFileConflict(uri.to_owned()));
+        }
         let catalog = Catalog::build(parts)?;
         let limits = crate::limits::Limits::new(
             self.rate_limit,

@@ -200,17 +200,11 @@ impl Catalog {
         // innermost skill that holds it.
         let depth = |uri: &str| uri.bytes().filter(|&b| b == b'/').count();
         let mut innermost: HashMap<&str, usize> = HashMap::new();
-        // Every skill that lists a file lists it with the same bytes (its
-        // entry names their digest), else which one is served is a lie.
-        let mut digests: HashMap<&str, &str> = HashMap::new();
         for part in &skills {
             let d = depth(&part.skill.uri);
             for file in &part.skill.files {
                 let at = innermost.entry(file.uri.as_str()).or_insert(d);
                 *at = (*at).max(d);
-                if *digests.entry(file.uri.as_str()).or_insert(file.digest.as_str()) != file.digest {
-                    return Err(BuildError::SkillFileConflict(file.uri.clone()));
-                }
             }
         }
         for part in &skills {

@@ -111,7 +111,9 @@ pub enum BuildError {
     Skill(#[from] crate::skills::SkillError),
     /// Two skills (of different sources, or nested) list a file at the
     /// same URI with different bytes: one would be served under the other's
-    /// digest.
+    /// digest. Checked when the server is built; a watched folder whose
+    /// reload makes such a pair is served (the innermost skill's bytes) and
+    /// logged, so that two folders changed in turn both reload.
     #[error("skills: two skills list `{0}` with different bytes")]
     SkillFileConflict(String),
 }

@@ -214,6 +214,17 @@ pub(crate) fn watch(server: Weak<ServerInner>, dir: PathBuf, mut seen: Fingerpri
 }
 
 /// Replaces the skills of `source` and announces what changed.
+/// A file URI that two skills list with different bytes (one skill's
+/// entry would then name a digest of bytes it is not served), if any.
+pub(crate) fn conflicting_file(parts: &[SkillPart]) -> Option<&str> {
+    let mut digests: HashMap<&str, &str> = HashMap::new();
+    parts
+        .iter()
+        .flat_map(|part| part.skill.files.iter())
+        .find(|file| *digests.entry(file.uri.as_str()).or_insert(file.digest.as_str()) != file.digest)
+        .map(|file| file.uri.as_str())
+}
+
 fn reload(server: &super::Server, skills: Skills, source: u64) {
     let mut old: HashMap<String, String> = HashMap::new();
     let mut new: HashMap<String, String> = HashMap::new();
@@ -225,6 +236,11 @@ fn reload(server: &super::Server, skills: Skills, source: u64) {
         for part in self::parts(skills, source) {
             new.extend(part.skill.files.iter().map(|f| (f.uri.clone(), f.digest.clone())));
             parts.skills.push(part);
+        }
+        // Served all the same: refused, two watched folders changed in turn
+        // would each wait for the other forever.
+        if let Some(uri) = conflicting_file(&parts.skills) {
+            tracing::warn!(uri, "skills: two skills list this file with different bytes; the innermost one's are served until they agree");
         }
         old != new
     });

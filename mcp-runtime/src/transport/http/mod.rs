@@ -405,7 +405,9 @@ impl McpService {
                             break 'answer status(StatusCode::ACCEPTED);
                         }
                         let e = crate::error::McpError::invalid_request("No request is waiting for this response");
-                        let mut reply = json_reply(Reply::error(Some(&id), &e));
+                        // One without a usable id (`jsonrpc::parse` names it "") is answered without one.
+                        let id = Some(&id).filter(|id| **id != crate::protocol::RequestId::String(String::new()));
+                        let mut reply = json_reply(Reply::error(id, &e));
                         *reply.status_mut() = StatusCode::BAD_REQUEST;
                         break 'answer reply;
                     }

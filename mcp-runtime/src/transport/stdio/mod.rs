@@ -163,7 +163,14 @@ where
         }
         // A request waits behind those held, never overtakes them.
         let full = !held.lines.is_empty() || connection.is_full(MAX_IN_FLIGHT);
-        match read_line(&mut reader, &mut line).await? {
+        // Waiting for input ends too when the output failed (the client
+        // went away with its input still open).
+        let read = tokio::select! {
+            biased;
+            read = read_line(&mut reader, &mut line) => read?,
+            () = backlog.broken() => LineRead::Eof,
+        };
+        match read {
             LineRead::InBuffer(end) => {
                 let text = &reader.buffer()[..end];
                 match held.takes(full, text) {
@@ -195,9 +202,14 @@ where
         // can be answered, so the input ends here (the running requests
         // are told to stop, and end as at the end of input).
         if backlog.is_broken() {
-            connection.cancel_running();
             break;
         }
+    }
+    // The client went away (the output failed): nothing it asked can be
+    // answered, so what runs stops and what was held never starts.
+    if backlog.is_broken() {
+        connection.stop_running();
+        held = Held::default();
     }
     // The input ended: what was held still runs, in order.
     while let Some(request) = held.pop() {

@@ -375,8 +375,8 @@ fn renders_apps(mut caps: crate::protocol::ClientCapabilities) -> crate::protoco
     caps
 }
 
-/// An upstream's resource as an entry of this server: a view (the app MIME
-/// type) stays one, with the `_meta.ui` it listed.
+/// An upstream's resource as an entry of this server: a view (a `ui://`
+/// URI) stays one, with the `_meta.ui` it listed.
 fn resource_entry(resource: crate::protocol::Resource, upstream: &Arc<Upstream>) -> ResourceEntry {
     let view = resource.uri.starts_with("ui://");
     let ui = resource

@@ -167,13 +167,36 @@ impl Stdio {
     }
 
     fn with(server: Server) -> Self {
+        Stdio::serving(server).0
+    }
+
+    /// A session of `server`, and the task serving it (which ends when the
+    /// server does).
+    fn serving(server: Server) -> (Self, tokio::task::JoinHandle<std::io::Result<()>>) {
         let (cw, sr) = tokio::io::duplex(1 << 16);
         let (sw, cr) = tokio::io::duplex(1 << 16);
-        tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, sr, sw));
-        Stdio {
+        let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(server, sr, sw));
+        let session = Stdio {
             w: cw,
             r: BufReader::new(cr).lines(),
             methods: Default::default(),
+        };
+        (session, serving)
+    }
+
+    /// Polls task `id` with `tasks/get` (request id `request`) until it
+    /// waits for input, for 5 s at most.
+    async fn until_asked(&mut self, request: i64, id: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            self.send(&legacy(request, "tasks/get", json!({"taskId": id}))).await;
+            let got = self.recv().await;
+            assert_eq!(got["result"]["taskId"], json!(id));
+            if got["result"]["status"] == "input_required" {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "never asked: {got}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 
@@ -383,17 +406,7 @@ async fn a_legacy_session_runs_task_augmented_calls_as_tasks() {
     assert_eq!(task["status"], "working", "{created}");
     assert_eq!(task["ttl"], 60000, "{created}");
     let id = task["taskId"].as_str().unwrap().to_owned();
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        c.send(&legacy(4, "tasks/get", json!({"taskId": id}))).await;
-        let got = c.recv().await;
-        assert_eq!(got["result"]["taskId"], json!(id));
-        if got["result"]["status"] == "input_required" {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "never asked: {got}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    c.until_asked(4, &id).await;
     c.send(&legacy(5, "tasks/result", json!({"taskId": id}))).await;
     let ask = c.recv().await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
@@ -468,15 +481,7 @@ async fn tasks_result_waits_for_the_task_when_its_question_goes_unanswered() {
     let call = json!({"name": "legacy_task", "arguments": {}, "task": {"ttl": 60000}});
     c.send(&legacy(2, "tools/call", call)).await;
     let id = c.recv().await["result"]["task"]["taskId"].as_str().unwrap().to_owned();
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        c.send(&legacy(3, "tasks/get", json!({"taskId": id}))).await;
-        if c.recv().await["result"]["status"] == "input_required" {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "never asked");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    c.until_asked(3, &id).await;
     c.send(&legacy(4, "tasks/result", json!({"taskId": id}))).await;
     let ask = c.recv().await;
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
@@ -534,18 +539,7 @@ async fn one_question_refused_leaves_the_others_answer_with_the_task() {
 /// the task's input timeout, 10 minutes on).
 #[tokio::test]
 async fn a_client_that_goes_away_during_tasks_result_lets_the_server_end() {
-    let (cw, sr) = tokio::io::duplex(1 << 16);
-    let (sw, cr) = tokio::io::duplex(1 << 16);
-    let served = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-        Server::builder().build().expect("the server builds"),
-        sr,
-        sw,
-    ));
-    let mut c = Stdio {
-        w: cw,
-        r: BufReader::new(cr).lines(),
-        methods: Default::default(),
-    };
+    let (mut c, served) = Stdio::serving(Server::builder().build().expect("the server builds"));
     c.send(&init_request(1, "2025-11-25")).await;
     c.recv().await;
     let call = json!({"name": "legacy_task", "arguments": {}, "task": {"ttl": 60000}});
@@ -995,18 +989,7 @@ async fn a_response_nobody_waits_for_is_rejected() {
 /// so the server never exited after stdin closed.
 #[tokio::test]
 async fn a_second_initialize_is_an_error_and_the_server_still_exits_on_eof() {
-    let (cw, sr) = tokio::io::duplex(1 << 16);
-    let (sw, cr) = tokio::io::duplex(1 << 16);
-    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-        Server::builder().build().expect("the server builds"),
-        sr,
-        sw,
-    ));
-    let mut c = Stdio {
-        w: cw,
-        r: BufReader::new(cr).lines(),
-        methods: Default::default(),
-    };
+    let (mut c, serving) = Stdio::serving(Server::builder().build().expect("the server builds"));
     c.send(&init_request(1, "2025-11-25")).await;
     assert_eq!(c.recv().await["result"]["protocolVersion"], "2025-11-25");
     c.send(&init_request(2, "2025-11-25")).await;

@@ -180,17 +180,18 @@ impl McpError {
     /// and may retry after `wait`. Over HTTP the status is 429 with a
     /// `Retry-After` header (whole seconds, rounded up).
     pub fn rate_limited(message: impl Into<Cow<'static, str>>, wait: Duration) -> Self {
-        // Rounded up: a caller that waits as long as it is told is not refused again.
-        let ms = u64::try_from(wait.as_micros().div_ceil(1000))
-            .unwrap_or(u64::MAX)
-            .max(1);
-        Self::new(ErrorCode::INTERNAL_ERROR, message)
-            .with_data(serde_json::json!({ "retryAfterMs": ms }))
-            .retrying_after(Duration::from_millis(ms))
+        let e = Self::new(ErrorCode::INTERNAL_ERROR, message).retrying_after(wait);
+        let ms = match e.status {
+            Status::TooMany(ms) => ms,
+            _ => 1,
+        };
+        e.with_data(serde_json::json!({ "retryAfterMs": ms }))
     }
 
     /// The same error, answered over HTTP as a 429 with `Retry-After` (an
-    /// upstream's refusal that said when to retry, relayed as it was).
+    /// upstream's refusal that said when to retry, relayed as it was). The
+    /// wait is kept in whole milliseconds, rounded up: a caller that waits as
+    /// long as it is told is not refused again.
     pub(crate) fn retrying_after(mut self, wait: Duration) -> Self {
         let ms = u64::try_from(wait.as_micros().div_ceil(1000))
             .unwrap_or(u64::MAX)

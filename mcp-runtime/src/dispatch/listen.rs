@@ -400,11 +400,12 @@ impl Shown {
         let catalog = server.catalog();
         let request = &self.ctx.scope;
         let sight = super::visible::Sight::of_request(server, &catalog, request);
-        let uris = [uri.to_owned()];
-        sight.hidden_uris(&catalog, &uris).is_empty()
-            && sight
-                .unreadable_uris(&catalog, &uris, request.identity.as_deref())
-                .is_empty()
+        // One lookup of the resource it is shown: readable with its token,
+        // or, none shown, nothing serves the URI at all.
+        match sight.find_resource(&catalog, uri) {
+            Some((entry, _)) => super::access::entry(request.identity.as_deref(), &entry.scopes).is_ok(),
+            None => catalog.find_resource(uri).is_none(),
+        }
     }
 }
 

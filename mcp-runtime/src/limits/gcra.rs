@@ -6,11 +6,14 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Keys kept at most. A cell whose TAT has passed holds nothing (a new
-/// cell is the same), so those are dropped first; past the bound with
-/// every cell live, the tenth that owe the fewest calls go (a dropped cell's
-/// caller gets its burst back: the calls it owes, at its own rate). A
-/// caller held back owes many: new keys, however many, do not free it.
+/// Keys kept at most. At the bound, a cell whose TAT has passed holds
+/// nothing (a new cell is the same), so those are dropped first; then, if
+/// they were fewer than a tenth of the bound, the cells that owe the fewest
+/// calls go until a tenth is free (a dropped cell's caller gets its burst
+/// back: the calls it owes, at its own rate). A caller held back owes many:
+/// new keys, however many, do not free it. Each sweep frees a tenth, so
+/// the next tenth of new keys are inserted without one: a stream of new
+/// keys costs a few steps a key, not a scan of the table each.
 const MAX_CELLS: usize = 100_000;
 
 /// Spends one call of a rate per key, in memory.
@@ -53,12 +56,15 @@ impl Cells {
         } else {
             if cells.len() >= self.max {
                 cells.retain(|_, (tat, _)| *tat > now);
-                if cells.len() >= self.max {
+                let room = self.max - self.max / 10;
+                if cells.len() > room {
                     // The calls a cell owes: what dropping it would give back.
                     let owed = |(tat, interval): &(u64, u64)| tat.saturating_sub(now) / (*interval).max(1);
                     let mut debts: Vec<u64> = cells.values().map(owed).collect();
-                    let tenth = debts.len() / 10;
-                    let (_, least, _) = debts.select_nth_unstable(tenth);
+                    // Those that owe no more than the one at `excess` go (and
+                    // any that owe as little): at least the excess.
+                    let excess = cells.len() - room - 1;
+                    let (_, least, _) = debts.select_nth_unstable(excess);
                     let least = *least;
                     cells.retain(|_, cell| owed(cell) > least);
                 }
@@ -128,5 +134,38 @@ mod tests {
             assert_eq!(cells.spend(&format!("new {i}"), slow), None);
         }
         assert!(cells.spend("held", fast).is_some(), "the held caller is still held");
+    }
+
+    #[test]
+    fn a_sweep_at_the_bound_frees_a_tenth_even_when_few_cells_have_expired() {
+        let cells = Cells::bounded(1_000);
+        // One cell that expires at once (its TAT a microsecond ahead), the
+        // rest owing from 0 to 9 calls for minutes.
+        let quick = Rate::new(1_000_000, Duration::from_secs(1)).unwrap();
+        let slow: Rate = "1/min burst 10".parse().unwrap();
+        assert_eq!(cells.spend("quick", quick), None);
+        for i in 0..999 {
+            for _ in 0..=i % 10 {
+                assert_eq!(cells.spend(&format!("live {i}"), slow), None);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(cells.spend("new 0", slow), None);
+        let kept = |cells: &Cells| cells.cells.lock().unwrap().len();
+        // Dropping the expired cell alone would leave the table full, and the
+        // next new key would sweep it again; the cells that owe least go.
+        assert!(
+            (800..=901).contains(&kept(&cells)),
+            "{} cells after a sweep",
+            kept(&cells)
+        );
+        assert!(
+            cells.spend("live 9", slow).is_some(),
+            "a caller that owes many is still held"
+        );
+        for i in 1..90 {
+            assert_eq!(cells.spend(&format!("new {i}"), slow), None);
+        }
+        assert!(kept(&cells) > 900, "no sweep in the next tenth of new keys");
     }
 }

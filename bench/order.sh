@@ -14,9 +14,13 @@
 # bit. Then measures, with the raw stdio loop beside them: the default layout
 # (the same build with the empty file), the same copied by `cp` (as an
 # installed binary is), the default layout with packed relocations, the
-# ordered one, and the ordered one with packed relocations. Peak RSS under
-# `driver stdio-load` (20,000 calls, 64 in flight) and the median of 20 cold
-# starts, three rounds each, interleaved.
+# ordered one, and the ordered one with packed relocations. Then the same
+# steps once more with glibc linked in (`-C target-feature=+crt-static`, a
+# static-pie binary: no dynamic loader, no shared libc or libm mapped, and
+# still loaded at a random address): the echo server traced, ordered and
+# packed, as written and copied, and the raw stdio loop linked the same way.
+# Peak RSS under `driver stdio-load` (20,000 calls, 64 in flight) and the
+# median of 20 cold starts, three rounds each, interleaved.
 #
 # Why it matters: the kernel maps a binary's code 64 KiB around each fault, so
 # a process's RSS counts every 64 KiB window its start-up touches, and the
@@ -63,7 +67,29 @@ build
 ln -f "$dir/release/ours" "$dir/ours-ordered"
 relr ours-ordered-relr
 cp "$dir/ours-default" "$dir/ours-default-copied"
-bins=("$dir/ours-default" "$dir/ours-default-copied" "$dir/ours-relr" "$dir/ours-ordered" "$dir/ours-ordered-relr")
+# Linked static: `--target` names the host's own triple, so that build
+# scripts and proc-macros (which run in the compiler) are built without the
+# flag; the binaries land in $dir/$triple/release.
+triple=$(rustc -vV | awk '/^host:/ { print $2 }')
+sorder=$PWD/$dir/order-static.txt
+: >"$sorder"
+sflags="-C target-feature=+crt-static -C link-arg=-Wl,--symbol-ordering-file=$sorder -C link-arg=-Wl,--no-warn-symbol-ordering"
+sbuild() {
+  touch bench/src/bin/ours.rs
+  CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo build -q --release --target "$triple" -p mcp-bench --features full \
+    --bin ours --bin raw-stdio
+}
+sbuild
+ln -f "$dir/$triple/release/raw-stdio" "$dir/raw-static"
+bash scripts/symbol-order.sh -i "$dir/requests.jsonl" -o "$sorder" -- "$dir/$triple/release/ours"
+sbuild
+touch bench/src/bin/ours.rs
+CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo rustc -q --release --target "$triple" -p mcp-bench --features full \
+  --bin ours -- -C link-arg=-Wl,-z,pack-relative-relocs
+ln -f "$dir/$triple/release/ours" "$dir/ours-static-ordered-relr"
+cp "$dir/ours-static-ordered-relr" "$dir/ours-static-ordered-relr-copied"
+bins=("$dir/ours-default" "$dir/ours-default-copied" "$dir/ours-relr" "$dir/ours-ordered" "$dir/ours-ordered-relr"
+  "$dir/raw-static" "$dir/ours-static-ordered-relr" "$dir/ours-static-ordered-relr-copied")
 echo "binary	bytes"
 for bin in "${bins[@]}"; do echo "$bin	$(wc -c <"$bin")"; done
 echo "round	binary	stdio peak RSS KiB	cold start ms (median of 20)"

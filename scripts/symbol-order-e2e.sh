@@ -12,6 +12,10 @@
 # 4. checks that the linker found the names (the dependencies' and the
 #    example's symbols are those the trace saw), that the functions now lead
 #    `.text` in a block, and that the relinked server still answers.
+# Then the README's static recipe the same way: glibc linked in
+# (`-C target-feature=+crt-static`, for the host's triple named with
+# `--target`), ordered, with packed relative relocations; checked to be a
+# static-pie binary with no program interpreter that answers.
 # Exits 3 when valgrind is missing and cannot be installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,31 +26,38 @@ command -v valgrind >/dev/null || bash scripts/apt-install.sh symbol-order-e2e v
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"; touch examples/quickstart/main.rs' EXIT
-bin=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/quickstart
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
 cat >"$work/requests.jsonl" <<EOF
 {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{$meta}}
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"convert_temperature","arguments":{"value":100,"from":"celsius","to":"fahrenheit"},$meta}}
 EOF
 
-cargo build -q --example quickstart
-bash scripts/symbol-order.sh -i "$work/requests.jsonl" -o "$work/order.txt" -- "$bin"
-ran=$(wc -l <"$work/order.txt")
-[ "$ran" -ge 200 ] || fail "only $ran functions listed"
-grep -q '^_ZN10quickstart' "$work/order.txt" || fail "none of the example's own functions listed"
-grep -q '^_ZN11mcp_runtime' "$work/order.txt" || fail "none of mcp_runtime's functions listed"
+# The recipe for the example Cargo builds at $1, with the cargo arguments
+# after it (and RUSTFLAGS as the caller sets them); link arguments of its
+# own in $extra.
+recipe() {
+  local bin=$1
+  shift
+  cargo build -q "$@" --example quickstart
+  bash scripts/symbol-order.sh -i "$work/requests.jsonl" -o "$work/order.txt" -- "$bin"
+  ran=$(wc -l <"$work/order.txt")
+  [ "$ran" -ge 200 ] || fail "only $ran functions listed"
+  grep -q '^_ZN10quickstart' "$work/order.txt" || fail "none of the example's own functions listed"
+  grep -q '^_ZN11mcp_runtime' "$work/order.txt" || fail "none of mcp_runtime's functions listed"
 
-# Touched, so that Cargo links again whatever it built before; the trap
-# touches it again so the next plain build links the default layout back.
-touch examples/quickstart/main.rs
-cargo rustc -q --example quickstart -- \
-  -C link-arg=-Wl,--symbol-ordering-file="$work/order.txt" -W linker-messages 2>"$work/link.txt" \
-  || { cat "$work/link.txt" >&2; fail "the link with the ordering file failed"; }
-# The linker names each entry it cannot find; a few may be folded away.
-missing=$(grep -c 'symbol ordering file: no such symbol' "$work/link.txt" || true)
-[ "$missing" -le $((ran / 50)) ] || fail "$missing of $ran names not found by the linker"
+  # Touched, so that Cargo links again whatever it built before; the trap
+  # touches it again so the next plain build links the default layout back.
+  touch examples/quickstart/main.rs
+  # shellcheck disable=SC2086
+  cargo rustc -q "$@" --example quickstart -- \
+    -C link-arg=-Wl,--symbol-ordering-file="$work/order.txt" $extra -W linker-messages 2>"$work/link.txt" \
+    || { cat "$work/link.txt" >&2; fail "the link with the ordering file failed"; }
+  # The linker names each entry it cannot find; a few may be folded away.
+  missing=$(grep -c 'symbol ordering file: no such symbol' "$work/link.txt" || true)
+  [ "$missing" -le $((ran / 50)) ] || fail "$missing of $ran names not found by the linker"
 
-python3 - "$bin" "$work/order.txt" <<'PY' || fail "the listed functions do not lead .text"
+  python3 - "$bin" "$work/order.txt" <<'PY' || fail "the listed functions do not lead .text"
 import subprocess, sys
 binary, order = sys.argv[1], [l.strip() for l in open(sys.argv[2]) if l.strip()]
 symbols = [l.split() for l in subprocess.run(["nm", "-n", binary], capture_output=True, text=True, check=True).stdout.splitlines()]
@@ -58,8 +69,28 @@ print(f"symbol-order-e2e: {share:.0%} of the first {len(head)} functions of .tex
 sys.exit(0 if share >= 0.9 else 1)
 PY
 
-replies=$("$bin" <"$work/requests.jsonl" 2>/dev/null)
-answers=$(grep -c . <<<"$replies" || true)
-[ "$answers" -eq 2 ] || fail "the relinked server gave $answers answers to 2 requests"
-grep -q '"value":212' <<<"$replies" || fail "the relinked server's tools/call answer is wrong"
+  replies=$("$bin" <"$work/requests.jsonl" 2>/dev/null)
+  answers=$(grep -c . <<<"$replies" || true)
+  [ "$answers" -eq 2 ] || fail "the relinked server gave $answers answers to 2 requests"
+  grep -q '"value":212' <<<"$replies" || fail "the relinked server's tools/call answer is wrong"
+}
+
+extra=""
+recipe "$target_dir/debug/examples/quickstart"
 say "ok: $ran functions listed, $missing not found at the link, the relinked server answers"
+
+# Linked static. `--target` names the host's triple, so that build scripts
+# and proc-macros (which run inside the compiler) are built without the flag.
+triple=$(rustc -vV | awk '/^host:/ { print $2 }')
+case "$triple" in
+  *-linux-gnu)
+    static=$target_dir/$triple/debug/examples/quickstart
+    extra="-C link-arg=-Wl,-z,pack-relative-relocs"
+    RUSTFLAGS="-C target-feature=+crt-static" recipe "$static" --target "$triple"
+    if readelf -lW "$static" | grep -q 'INTERP'; then fail "the static build has a program interpreter"; fi
+    readelf -hW "$static" | grep -q 'DYN' || fail "the static build is not position-independent"
+    readelf -dW "$static" | grep -q 'RELR' || fail "the static build's relative relocations are not packed"
+    say "ok, linked static: $ran functions listed, $missing not found at the link, static-pie, the relinked server answers"
+    ;;
+  *) say "the static recipe links glibc; $triple skipped" ;;
+esac

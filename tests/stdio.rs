@@ -533,8 +533,9 @@ async fn the_reader_waits_while_the_client_does_not_read_its_answers() {
 }
 
 /// A line is read whole wherever the reads split it: one that spans many
-/// reads, blank lines and a carriage return around one, a line longer than
-/// `MAX_LINE` (answered -32600 without an id, and skipped), and a last line
+/// reads, blank lines and a carriage return around one, lines longer than
+/// `MAX_LINE` (answered -32600 and skipped: with the request's id when it
+/// holds one, wherever the id lies in it, else without), and a last line
 /// with no newline before the end of input.
 #[tokio::test(flavor = "current_thread")]
 async fn lines_are_read_whole_however_the_reads_split_them() {
@@ -561,6 +562,19 @@ async fn lines_are_read_whole_however_the_reads_split_them() {
             to_server.write_all(&chunk).await.unwrap();
         }
         to_server.write_all(b"xx\n").await.unwrap();
+        // A request over the limit, its id after its arguments (as some
+        // clients write it) and an "id" among them.
+        to_server
+            .write_all(
+                br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"id":0,"text":""#,
+            )
+            .await
+            .unwrap();
+        for _ in 0..MAX / chunk.len() {
+            to_server.write_all(&chunk).await.unwrap();
+        }
+        to_server.write_all(br#""}},"id":"too-long"}"#).await.unwrap();
+        to_server.write_all(b"\n").await.unwrap();
         to_server.write_all(echo(3, "after").as_bytes()).await.unwrap();
         to_server.write_all(b"\n").await.unwrap();
         to_server
@@ -575,15 +589,17 @@ async fn lines_are_read_whole_however_the_reads_split_them() {
     }
     writing.await.unwrap();
     serving.await.unwrap().unwrap();
-    assert_eq!(answers.len(), 5, "{answers:?}");
+    assert_eq!(answers.len(), 6, "{answers:?}");
     let text = |v: &Value| v["result"]["content"][0]["text"].as_str().map(str::len);
     assert_eq!((answers[0]["id"].clone(), text(&answers[0])), (json!(1), Some(5)));
     assert_eq!((answers[1]["id"].clone(), text(&answers[1])), (json!(2), Some(10_000)));
     assert_eq!(answers[2]["error"]["code"], -32600, "{}", answers[2]);
     assert!(answers[2].get("id").is_none(), "{}", answers[2]);
-    assert_eq!(answers[3]["id"], 3);
-    assert_eq!(answers[4]["id"], 4);
-    assert_eq!(answers[4]["result"]["content"][0]["text"], "last, no newline");
+    assert_eq!(answers[3]["error"]["code"], -32600, "{}", answers[3]);
+    assert_eq!(answers[3]["id"], "too-long", "{}", answers[3]);
+    assert_eq!(answers[4]["id"], 3);
+    assert_eq!(answers[5]["id"], 4);
+    assert_eq!(answers[5]["result"]["content"][0]["text"], "last, no newline");
 }
 
 /// An output that takes nothing for a while (a client that does not read),

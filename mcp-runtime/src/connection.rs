@@ -295,9 +295,10 @@ impl Connection {
 
 impl Connection {
     /// Answers a message the transport itself had to reject (for example an
-    /// over-long line) with an error without an id.
-    pub fn receive_rejected(&mut self, error: &crate::error::McpError) {
-        let _ = self.outbound.send(Reply::error(None, error).body);
+    /// over-long line) with an error, naming the request's id when the
+    /// transport found one.
+    pub fn receive_rejected(&mut self, id: Option<&crate::protocol::RequestId>, error: &crate::error::McpError) {
+        let _ = self.outbound.send(Reply::error(id, error).body);
     }
 }
 

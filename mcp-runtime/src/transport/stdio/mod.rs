@@ -33,6 +33,7 @@ const MAX_HELD: usize = 64;
 /// The line buffer's capacity kept between messages (64 KiB).
 const LINE_KEPT: usize = 64 * 1024;
 
+mod id_scan;
 #[cfg(unix)]
 mod pipe;
 
@@ -180,10 +181,10 @@ where
                 reader.consume(end + 1);
             }
             LineRead::Eof => break,
-            LineRead::TooLong => {
+            LineRead::TooLong(id) => {
                 let error =
                     crate::error::McpError::invalid_request("Invalid request: message exceeds the maximum line length");
-                connection.receive_rejected(&error);
+                connection.receive_rejected(id.as_ref(), &error);
             }
             LineRead::Line => match held.takes(full, &line) {
                 Some(id) => held.push(id, std::mem::take(&mut line)),
@@ -292,42 +293,52 @@ enum LineRead {
     InBuffer(usize),
     /// The line is in the line buffer (it spanned reads).
     Line,
-    TooLong,
+    /// The line was longer than [`MAX_LINE`]: not kept, but the id of the
+    /// request it held, if any, was found on the way.
+    TooLong(Option<RequestId>),
     Eof,
 }
 
 async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>, line: &mut Vec<u8>) -> std::io::Result<LineRead> {
-    let mut too_long = false;
+    // Past MAX_LINE the line is not kept: its bytes go through a scan that
+    // keeps only the request's id.
+    let mut too_long: Option<Box<id_scan::IdScan>> = None;
     loop {
         let available = reader.fill_buf().await?;
         let newline = memchr(available);
         // A line no longer than the buffer is within MAX_LINE.
-        if let Some(end) = newline.filter(|_| line.is_empty() && !too_long) {
+        if let Some(end) = newline.filter(|_| line.is_empty() && too_long.is_none()) {
             return Ok(LineRead::InBuffer(end));
         }
         if available.is_empty() {
-            return Ok(if too_long {
-                LineRead::TooLong
-            } else if line.is_empty() {
-                LineRead::Eof
-            } else {
-                LineRead::Line
+            return Ok(match too_long {
+                Some(scan) => LineRead::TooLong(scan.request_id()),
+                None if line.is_empty() => LineRead::Eof,
+                None => LineRead::Line,
             });
         }
         let (chunk, done) = match newline {
             Some(i) => (&available[..i], i + 1),
             None => (available, available.len()),
         };
-        if !too_long && line.len() + chunk.len() <= MAX_LINE {
-            line.extend_from_slice(chunk);
-        } else {
-            too_long = true;
-            line.clear();
+        match &mut too_long {
+            None if line.len().saturating_add(chunk.len()) <= MAX_LINE => line.extend_from_slice(chunk),
+            None => {
+                let mut scan = Box::<id_scan::IdScan>::default();
+                scan.feed(line);
+                scan.feed(chunk);
+                line.clear();
+                too_long = Some(scan);
+            }
+            Some(scan) => scan.feed(chunk),
         }
         let found_newline = done != chunk.len();
         reader.consume(done);
         if found_newline {
-            return Ok(if too_long { LineRead::TooLong } else { LineRead::Line });
+            return Ok(match too_long {
+                Some(scan) => LineRead::TooLong(scan.request_id()),
+                None => LineRead::Line,
+            });
         }
     }
 }

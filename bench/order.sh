@@ -18,7 +18,7 @@
 # steps once more with glibc linked in (`-C target-feature=+crt-static`, a
 # static-pie binary: no dynamic loader, no shared libc or libm mapped, and
 # still loaded at a random address): the echo server traced, ordered and
-# packed, as written and copied, and the raw stdio loop linked the same way.
+# packed, as written and copied, and the raw stdio loop linked static.
 # Peak RSS under `driver stdio-load` (20,000 calls, 64 in flight) and the
 # median of 20 cold starts, three rounds each, interleaved.
 #

@@ -81,16 +81,22 @@ say "ok: $ran functions listed, $missing not found at the link, the relinked ser
 
 # Linked static. `--target` names the host's triple, so that build scripts
 # and proc-macros (which run inside the compiler) are built without the flag.
+# Rust makes a static binary position-independent on x86_64 Linux with glibc.
 triple=$(rustc -vV | awk '/^host:/ { print $2 }')
 case "$triple" in
-  *-linux-gnu)
+  x86_64-*-linux-gnu)
     static=$target_dir/$triple/debug/examples/quickstart
     extra="-C link-arg=-Wl,-z,pack-relative-relocs"
     RUSTFLAGS="-C target-feature=+crt-static" recipe "$static" --target "$triple"
-    if readelf -lW "$static" | grep -q 'INTERP'; then fail "the static build has a program interpreter"; fi
-    readelf -hW "$static" | grep -q 'DYN' || fail "the static build is not position-independent"
-    readelf -dW "$static" | grep -q 'RELR' || fail "the static build's relative relocations are not packed"
+    # Read whole before they are searched (a reader cut short by `grep -q`
+    # would fail the pipeline).
+    program=$(readelf -lW "$static")
+    header=$(readelf -hW "$static")
+    dynamic=$(readelf -dW "$static")
+    if grep -q 'Requesting program interpreter' <<<"$program"; then fail "the static build has a program interpreter"; fi
+    grep -Eq 'Type:[[:space:]]+DYN' <<<"$header" || fail "the static build is not position-independent"
+    grep -q '(RELR)' <<<"$dynamic" || fail "the static build's relative relocations are not packed"
     say "ok, linked static: $ran functions listed, $missing not found at the link, static-pie, the relinked server answers"
     ;;
-  *) say "the static recipe links glibc; $triple skipped" ;;
+  *) say "the static recipe is checked on x86_64 Linux with glibc; $triple skipped" ;;
 esac

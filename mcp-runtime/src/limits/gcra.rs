@@ -8,11 +8,13 @@ use std::time::{Duration, Instant};
 
 /// Keys kept at most. At the bound, a cell whose TAT has passed holds
 /// nothing (a new cell is the same), so those are dropped first; then, if
-/// they were fewer than a tenth of the bound, the cells that owe the fewest
-/// calls go until a tenth is free (a dropped cell's caller gets its burst
-/// back: the calls it owes, at its own rate). A caller held back owes many:
-/// new keys, however many, do not free it. Each sweep frees a tenth, so
-/// the next tenth of new keys are inserted without one: a stream of new
+/// that left less than a tenth of the bound free, the cells that owe the
+/// fewest calls go until a tenth is, with every cell that owes as few as
+/// the last of them (all of them, when none owes a call). A dropped cell's
+/// caller gets its burst back: the calls it owes, at its own rate. A caller
+/// held back past a burst of more than one owes calls, and new keys,
+/// however many, owe none: they do not free it. Each sweep frees a tenth,
+/// so the next tenth of new keys are inserted without one: a stream of new
 /// keys costs a few steps a key, not a scan of the table each.
 const MAX_CELLS: usize = 100_000;
 
@@ -56,7 +58,7 @@ impl Cells {
         } else {
             if cells.len() >= self.max {
                 cells.retain(|_, (tat, _)| *tat > now);
-                let room = self.max - self.max / 10;
+                let room = self.max - self.max.div_ceil(10);
                 if cells.len() > room {
                     // The calls a cell owes: what dropping it would give back.
                     let owed = |(tat, interval): &(u64, u64)| tat.saturating_sub(now) / (*interval).max(1);
@@ -154,18 +156,14 @@ mod tests {
         let kept = |cells: &Cells| cells.cells.lock().unwrap().len();
         // Dropping the expired cell alone would leave the table full, and the
         // next new key would sweep it again; the cells that owe least go.
-        assert!(
-            (800..=901).contains(&kept(&cells)),
-            "{} cells after a sweep",
-            kept(&cells)
-        );
+        assert_eq!(kept(&cells), 900, "the 100 that owe none went, and the new key came in");
         assert!(
             cells.spend("live 9", slow).is_some(),
             "a caller that owes many is still held"
         );
-        for i in 1..90 {
+        for i in 1..=99 {
             assert_eq!(cells.spend(&format!("new {i}"), slow), None);
         }
-        assert!(kept(&cells) > 900, "no sweep in the next tenth of new keys");
+        assert_eq!(kept(&cells), 999, "no sweep in the next tenth of new keys");
     }
 }

@@ -9,9 +9,11 @@ const MAX_ID: usize = 256;
 
 /// Reads a message's bytes in pieces, keeping only what names it: the
 /// top-level `"id"` member's value, and whether a top-level `"method"`
-/// member is there (a response, which has an id but no method, is never
-/// answered). Strings are skipped whole, so an `"id"` inside `params` is
-/// not taken for the request's, wherever the members lie.
+/// member is there (a response, which has an id but no method, is not
+/// named). Strings are skipped whole, so an `"id"` inside `params` is not
+/// taken for the request's, wherever the members lie. Bytes that cannot be
+/// one JSON object (more after it ends, an id member without its colon, a
+/// value with a space inside) name nothing.
 #[derive(Default)]
 pub(super) struct IdScan {
     depth: usize,
@@ -26,8 +28,16 @@ pub(super) struct IdScan {
     /// The `"id"` member's value so far; `None` past [`MAX_ID`] bytes.
     value: Option<Vec<u8>>,
     reading_value: bool,
+    /// A space or a newline ended the value being read: anything more but
+    /// its delimiter makes it no value.
+    value_spaced: bool,
     id: Option<Vec<u8>>,
     method: bool,
+    /// The top-level object or array has ended.
+    closed: bool,
+    /// The top-level value ended (anything more is not one message), or a
+    /// name went without its colon.
+    broken: bool,
 }
 
 impl IdScan {
@@ -39,11 +49,14 @@ impl IdScan {
 
     /// The request's id, when the bytes read were a request with one.
     pub(super) fn request_id(&self) -> Option<RequestId> {
-        let id = self.id.as_deref().filter(|_| self.method)?;
+        let id = self.id.as_deref().filter(|_| self.method && !self.broken)?;
         serde_json::from_slice(id).ok()
     }
 
     fn step(&mut self, b: u8) {
+        if self.broken {
+            return;
+        }
         if self.in_string {
             self.keep(b);
             if self.escaped {
@@ -67,6 +80,14 @@ impl IdScan {
             }
             return;
         }
+        if self.depth == 0 && self.closed && !b.is_ascii_whitespace() {
+            self.broken = true;
+            return;
+        }
+        if self.id_next && b != b':' && !b.is_ascii_whitespace() {
+            self.broken = true;
+            return;
+        }
         match b {
             b'"' => {
                 if self.depth == 1 && self.at_name {
@@ -79,6 +100,7 @@ impl IdScan {
             b':' if self.depth == 1 && self.id_next => {
                 self.id_next = false;
                 self.reading_value = true;
+                self.value_spaced = false;
                 self.value = Some(Vec::new());
             }
             b',' | b'}' | b']' if self.depth == 1 => {
@@ -89,6 +111,7 @@ impl IdScan {
                     self.at_name = true;
                 } else {
                     self.depth = 0;
+                    self.closed = true;
                 }
             }
             b'{' | b'[' => {
@@ -102,7 +125,11 @@ impl IdScan {
                 self.depth = self.depth.saturating_sub(1);
                 self.keep(b);
             }
-            b if b.is_ascii_whitespace() => {}
+            b if b.is_ascii_whitespace() => {
+                if self.reading_value && self.value.as_ref().is_some_and(|v| !v.is_empty()) {
+                    self.value_spaced = true;
+                }
+            }
             _ => self.keep(b),
         }
     }
@@ -123,7 +150,7 @@ impl IdScan {
             return;
         }
         match &mut self.value {
-            Some(value) if value.len() < MAX_ID => value.push(b),
+            Some(value) if value.len() < MAX_ID && !self.value_spaced => value.push(b),
             _ => self.value = None,
         }
     }
@@ -168,5 +195,11 @@ mod tests {
         let long = format!(r#"{{"method":"x","id":"{}"}}"#, "z".repeat(MAX_ID));
         assert_eq!(scanned(&long), None);
         assert_eq!(scanned(r#"[{"method":"x","id":1}]"#), None);
+        // Not one JSON object.
+        assert_eq!(scanned(r#"{"method":"x","id":1}{"id":2,"result":{}}"#), None);
+        assert_eq!(scanned(r#"{"method":"x","id":1} junk"#), None);
+        assert_eq!(scanned(r#"{"id","x":5,"method":"m"}"#), None);
+        assert_eq!(scanned(r#"{"method":"x","id":1 2}"#), None);
+        assert_eq!(scanned("{\"method\":\"x\",\"id\": 12 }\r"), Some(RequestId::Number(12)));
     }
 }

@@ -411,6 +411,38 @@ async fn serving_ends_with_the_input_whatever_holds_a_context() {
         .unwrap();
 }
 
+/// Embedded on a multi-thread runtime, every request sent before the input
+/// ends is answered: the last answer is not lost to the writer's end, which
+/// may run on another thread the moment the last request is done. Many
+/// short sessions, each one call that yields once and then input's end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_answer_before_the_input_ends_is_written_on_a_multi_thread_runtime() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let call = format!(
+        "{}\n",
+        support::request(1, "tools/call", json!({"name": "slow", "arguments": {"ms": 0}}))
+    );
+    let mut lost = 0;
+    for _ in 0..500 {
+        let (mut to_server, server_r) = tokio::io::duplex(1 << 16);
+        let (server_w, mut from_server) = tokio::io::duplex(1 << 16);
+        let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+            Server::builder().build().unwrap(),
+            server_r,
+            server_w,
+        ));
+        to_server.write_all(call.as_bytes()).await.unwrap();
+        drop(to_server);
+        let mut out = String::new();
+        from_server.read_to_string(&mut out).await.unwrap();
+        serving.await.unwrap().unwrap();
+        if out.lines().count() != 1 {
+            lost += 1;
+        }
+    }
+    assert_eq!(lost, 0, "sessions whose one answer was not written");
+}
+
 /// Serves in process: `MAX_IN_FLIGHT` calls that run until cancelled, then
 /// the `after` lines; the first answer, within 10 s.
 async fn first_answer_behind_a_full_house(after: &[String]) -> Value {

@@ -53,17 +53,42 @@ struct Entry {
     in_flight: Arc<InFlight>,
     id: RequestId,
     serial: u64,
+    /// [`answer`](Self::answer) removed it already.
+    answered: bool,
 }
 
-impl Drop for Entry {
-    fn drop(&mut self) {
+impl Entry {
+    /// Ends the request with its answer (`None`: it was cancelled): the
+    /// answer is queued under the table's lock, as the entry goes. So
+    /// [`Connection::finish`], which looks at the table under that lock,
+    /// finds the request either running or with its answer queued before
+    /// the writer's last look, whichever thread each runs on; and the id is
+    /// free again before the client can read the answer and use it again.
+    fn answer(mut self, outbound: &Outbound, body: Option<Vec<u8>>) {
         let mut table = self.in_flight.table();
+        if let Some(body) = body {
+            let _ = outbound.send(body);
+        }
+        self.remove_from(&mut table);
+        self.answered = true;
+    }
+
+    fn remove_from(&self, table: &mut HashMap<RequestId, Running>) {
         if table.get(&self.id).is_some_and(|e| e.3 == self.serial) {
             table.remove(&self.id);
             self.in_flight.room.notify_one();
         }
         if table.is_empty() {
             self.in_flight.emptied.notify_one();
+        }
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        if !self.answered {
+            let mut table = self.in_flight.table();
+            self.remove_from(&mut table);
         }
     }
 }
@@ -185,11 +210,12 @@ impl Connection {
             in_flight: self.in_flight.clone(),
             id: id.clone(),
             serial: self.serial,
+            answered: false,
         };
         // Boxed once here: the runtime then moves a pointer, not the
         // request's whole state machine, into the task, its stages and out.
         let mut task = crate::boxed::boxed!(async move {
-            let _entry = entry;
+            let entry = entry;
             let scope = Scope {
                 headers: Default::default(),
                 outbound: Some(outbound.clone()),
@@ -202,10 +228,8 @@ impl Connection {
                 peer: None,
             };
             let reply = crate::dispatch::handle_request(&server, &request, scope).await;
-            drop(_entry);
-            if !task_cancel.is_cancelled() {
-                let _ = outbound.send(reply.body);
-            }
+            let body = (!task_cancel.is_cancelled()).then_some(reply.body);
+            entry.answer(&outbound, body);
         });
         if self.inline {
             // On one thread nothing runs beside the reader anyway: a request

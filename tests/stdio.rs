@@ -414,7 +414,9 @@ async fn serving_ends_with_the_input_whatever_holds_a_context() {
 /// Embedded on a multi-thread runtime, every request sent before the input
 /// ends is answered: the last answer is not lost to the writer's end, which
 /// may run on another thread the moment the last request is done. Many
-/// short sessions, each one call that yields once and then input's end.
+/// short sessions, each one call and then the input's end. A smoke test:
+/// the window it guards (between a request leaving the table and its answer
+/// being queued) was nanoseconds wide, and this did not catch it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_last_answer_before_the_input_ends_is_written_on_a_multi_thread_runtime() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -434,8 +436,13 @@ async fn the_last_answer_before_the_input_ends_is_written_on_a_multi_thread_runt
         to_server.write_all(call.as_bytes()).await.unwrap();
         drop(to_server);
         let mut out = String::new();
-        from_server.read_to_string(&mut out).await.unwrap();
-        serving.await.unwrap().unwrap();
+        let ended = async {
+            from_server.read_to_string(&mut out).await.unwrap();
+            serving.await.unwrap().unwrap();
+        };
+        tokio::time::timeout(Duration::from_secs(10), ended)
+            .await
+            .expect("the session ends with its input");
         if out.lines().count() != 1 {
             lost += 1;
         }

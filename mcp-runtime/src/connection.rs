@@ -62,8 +62,10 @@ impl Entry {
     /// answer is queued under the table's lock, as the entry goes. So
     /// [`Connection::finish`], which looks at the table under that lock,
     /// finds the request either running or with its answer queued before
-    /// the writer's last look, whichever thread each runs on; and the id is
-    /// free again before the client can read the answer and use it again.
+    /// the writer's last look, whichever thread each runs on; and once the
+    /// answer is queued, the reader no longer finds the id taken (it looks
+    /// under the same lock), so a client that reads the answer may use the
+    /// id again at once.
     fn answer(mut self, outbound: &Outbound, body: Option<Vec<u8>>) {
         let mut table = self.in_flight.table();
         if let Some(body) = body {

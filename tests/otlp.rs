@@ -39,6 +39,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 /// The caller's trace and span, sent as `_meta.traceparent` by the first call.
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN: &str = "00f067aa0ba902b7";
+/// The trace and span an HTTP `traceparent` header names (an ingress's).
+const HEADER_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_SPAN: &str = "b7ad6b7169203331";
 const LEGACY: &str = "2025-11-25";
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 /// The conventions' bucket boundaries for `mcp.server.operation.duration`.
@@ -487,6 +490,27 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     let (_, v) = call(addr, 201, "resources/read", Some(uri), json!({"uri": uri})).await;
     assert!(v["result"]["contents"].is_array(), "{v}");
 
+    // The trace context of the HTTP request (an ingress's): a call without
+    // one in `_meta` continues it; a call with one in `_meta` as well
+    // continues that one (the conventions' carrier).
+    let header_trace = ("traceparent".to_owned(), format!("00-{HEADER_TRACE}-{HEADER_SPAN}-01"));
+    for (id, meta) in [
+        (400, meta_with(json!({}))),
+        (401, {
+            let mut meta = meta_with(json!({}));
+            meta["traceparent"] = json!(format!("00-{TRACE_ID}-{CALLER_SPAN}-01"));
+            meta
+        }),
+    ] {
+        let mut headers = standard_headers("tools/call", Some("greet"));
+        headers.push(header_trace.clone());
+        headers.push(("tracestate".to_owned(), "ingress=1".to_owned()));
+        let params = json!({"name": "greet", "arguments": {"name": "Ada"}, "_meta": meta});
+        let a = post(addr, &headers, rpc(id, "tools/call", params)).await;
+        let v = a.json(Some("tools/call"));
+        assert_eq!(v["result"]["content"][0]["text"], "Hello, Ada!", "{v}");
+    }
+
     // A legacy session: initialize, a call, a call that asks, then DELETE.
     let init = legacy_rpc(
         300,
@@ -647,10 +671,23 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     // as the request's child.
     let compose = spans
         .iter()
-        .find(|s| s.name == "compose")
-        .unwrap_or_else(|| panic!("the handler's span `compose` was not exported: {spans:#?}"));
+        .find(|s| s.name == "compose" && s.parent_span_id == greet.span_id)
+        .unwrap_or_else(|| panic!("the handler's span `compose` was not exported as the call's child: {spans:#?}"));
     assert_eq!(compose.trace_id, TRACE_ID, "{compose:#?}");
-    assert_eq!(compose.parent_span_id, greet.span_id, "{compose:#?}");
+
+    // The calls with the HTTP request's trace context.
+    let ingress = request_span(&spans, "tools/call", "400");
+    assert_eq!(
+        (ingress.trace_id.as_str(), ingress.parent_span_id.as_str()),
+        (HEADER_TRACE, HEADER_SPAN),
+        "no traceparent in _meta: the header's span is the parent: {ingress:#?}"
+    );
+    let both = request_span(&spans, "tools/call", "401");
+    assert_eq!(
+        (both.trace_id.as_str(), both.parent_span_id.as_str()),
+        (TRACE_ID, CALLER_SPAN),
+        "a traceparent in _meta and in the header: _meta's wins: {both:#?}"
+    );
 
     // The tool error.
     let failed = request_span(&spans, "tools/call", "2");

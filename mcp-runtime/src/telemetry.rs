@@ -269,7 +269,7 @@ pub(crate) fn notification<T>(
         return handle();
     }
     let id = session.and_then(|(id, _)| id);
-    let observed = Observed::begin(span, metrics, params, Some(network), http, id);
+    let observed = Observed::begin(span, metrics, params, None, Some(network), http, id);
     let out = observed.span().in_scope(handle);
     let method = crate::method::Method::parse(method).map_or("_OTHER", crate::method::Method::as_str);
     observed.end(method, Ok(false), None, session.map(|(_, version)| version));
@@ -303,19 +303,21 @@ impl Observed {
     /// Starts observing a request over `network` (`pipe`, `tcp`, or none in
     /// process), over HTTP of version `http` if any, of a legacy session
     /// `session_id`: the span continues the caller's W3C trace from
-    /// `params._meta` (before it is first entered, which starts its
-    /// OpenTelemetry span).
+    /// `params._meta`, else from the HTTP request's `traceparent` and
+    /// `tracestate` headers, `http_trace` (before it is first entered, which
+    /// starts its OpenTelemetry span).
     pub(crate) fn begin(
         span: tracing::Span,
         metrics: bool,
         params: Option<&serde_json::value::RawValue>,
+        http_trace: Option<(&str, Option<&str>)>,
         network: Option<&'static str>,
         http: Option<&'static str>,
         session_id: Option<&str>,
     ) -> Observed {
         if !span.is_disabled() {
             #[cfg(feature = "otel")]
-            imp::continue_trace(&span, params);
+            imp::continue_trace(&span, params, http_trace);
             if let Some(network) = network {
                 span.record("network.transport", network);
             }
@@ -328,7 +330,7 @@ impl Observed {
             }
         }
         #[cfg(not(feature = "otel"))]
-        let _ = params;
+        let _ = (params, http_trace);
         Observed {
             span,
             started: std::time::Instant::now(),
@@ -639,18 +641,22 @@ pub(crate) mod imp {
     /// Makes `span` a child of the caller's span named by the W3C
     /// `traceparent` (and `tracestate`) in the request's `_meta`; a missing
     /// or malformed one leaves it a root, as W3C says.
-    pub fn continue_trace(span: &tracing::Span, params: Option<&serde_json::value::RawValue>) {
+    /// Makes `span` a child of the caller's span: the one `params._meta`
+    /// names (the MCP conventions' carrier, one per message), else the one
+    /// the HTTP request's headers name (an ingress's or a client's HTTP
+    /// instrumentation), else none.
+    pub fn continue_trace(
+        span: &tracing::Span,
+        params: Option<&serde_json::value::RawValue>,
+        http_trace: Option<(&str, Option<&str>)>,
+    ) {
         use tracing_opentelemetry::OpenTelemetrySpanExt;
-        let Some(meta) = params
+        let from_meta = params
             .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
             .and_then(|p| p.meta)
-        else {
-            return;
-        };
-        let Some(traceparent) = meta.traceparent else {
-            return;
-        };
-        if let Some(parent) = extract(&traceparent, meta.tracestate.as_deref()) {
+            .and_then(|meta| extract(meta.traceparent.as_deref()?, meta.tracestate.as_deref()));
+        let parent = from_meta.or_else(|| http_trace.and_then(|(parent, state)| extract(parent, state)));
+        if let Some(parent) = parent {
             let _ = span.set_parent(parent);
         }
     }

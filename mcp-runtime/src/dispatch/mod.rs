@@ -159,7 +159,8 @@ impl Seen {
 /// the OpenTelemetry MCP conventions (see [`crate::otel`] with the `otel`
 /// feature): exported, it is the request's SERVER span, named
 /// `{mcp.method.name} {target}`, continuing the caller's W3C
-/// `traceparent`/`tracestate` from `_meta` (SEP-414). With metrics on, the
+/// `traceparent`/`tracestate` from `_meta` (SEP-414), else from the HTTP
+/// request's headers of those names. With metrics on, the
 /// request's duration is recorded too.
 // Not an `async fn` (see `route`).
 #[allow(clippy::manual_async_fn)]
@@ -196,10 +197,17 @@ pub(crate) fn handle_in<'a>(
 /// [`handle_request`] with its span recorded and its metric taken.
 async fn observed(server: &Server, request: &Request, scope: &mut Scope, span: tracing::Span, metrics: bool) -> Reply {
     let session_id = scope.session.as_ref().and_then(|s| s.id.as_deref());
+    // The HTTP request's trace context, read only for a span to continue it.
+    let header = |name: &str| {
+        let headers = scope.headers.map().filter(|_| !span.is_disabled())?;
+        headers.get(name).and_then(|v| v.to_str().ok())
+    };
+    let http_trace = header("traceparent").map(|parent| (parent, header("tracestate")));
     let observed = crate::telemetry::Observed::begin(
         span,
         metrics,
         request.params.as_deref(),
+        http_trace,
         scope.transport.network(),
         scope.transport.http_version(),
         session_id,

@@ -67,6 +67,7 @@ pub(crate) fn initialize(
         span,
         metrics,
         request.params.as_deref(),
+        None,
         Some(network),
         http,
         id.as_deref(),

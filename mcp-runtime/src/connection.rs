@@ -34,10 +34,16 @@ impl InFlight {
         lock(&self.table)
     }
 
-    /// A request was stopped: its entry goes.
-    fn remove(&self, id: &RequestId) -> Option<Running> {
+    /// A request is cancelled: its entry goes, and its token is cancelled
+    /// under the table's lock, so that its task, which looks at the token
+    /// under that lock as it answers, never answers it (the id may already
+    /// be a later request's).
+    fn cancel(&self, id: &RequestId) -> Option<Running> {
         let mut table = self.table();
         let entry = table.remove(id);
+        if let Some((cancel, ..)) = &entry {
+            cancel.cancel();
+        }
         if table.is_empty() {
             self.emptied.notify_one();
         }
@@ -58,17 +64,18 @@ struct Entry {
 }
 
 impl Entry {
-    /// Ends the request with its answer (`None`: it was cancelled): the
-    /// answer is queued under the table's lock, as the entry goes. So
+    /// Ends the request with its answer, unless `cancel` fired (looked at
+    /// under the table's lock, under which a client's cancellation fires
+    /// it): the answer is queued under that lock, as the entry goes. So
     /// [`Connection::finish`], which looks at the table under that lock,
     /// finds the request either running or with its answer queued before
     /// the writer's last look, whichever thread each runs on; and once the
     /// answer is queued, the reader no longer finds the id taken (it looks
     /// under the same lock), so a client that reads the answer may use the
     /// id again at once.
-    fn answer(mut self, outbound: &Outbound, body: Option<Vec<u8>>) {
+    fn answer(mut self, outbound: &Outbound, body: Vec<u8>, cancel: &Cancellation) {
         let mut table = self.in_flight.table();
-        if let Some(body) = body {
+        if !cancel.is_cancelled() {
             let _ = outbound.send(body);
         }
         self.remove_from(&mut table);
@@ -162,8 +169,7 @@ impl Connection {
                 crate::telemetry::notification(&n.method, n.params.as_deref(), "pipe", None, session, || {
                     if n.method == "notifications/cancelled" {
                         if let Some(id) = crate::jsonrpc::cancelled_request(&n) {
-                            if let Some((cancel, abort, ..)) = self.in_flight.remove(&id) {
-                                cancel.cancel();
+                            if let Some((_, abort, ..)) = self.in_flight.cancel(&id) {
                                 abort.abort();
                                 tracing::debug!(%id, "request cancelled by the client");
                             }
@@ -230,8 +236,7 @@ impl Connection {
                 peer: None,
             };
             let reply = crate::dispatch::handle_request(&server, &request, scope).await;
-            let body = (!task_cancel.is_cancelled()).then_some(reply.body);
-            entry.answer(&outbound, body);
+            entry.answer(&outbound, reply.body, &task_cancel);
         });
         if self.inline {
             // On one thread nothing runs beside the reader anyway: a request
@@ -279,9 +284,17 @@ impl Connection {
     /// `Cancellation` fires, its future is dropped): the client can no
     /// longer be answered.
     pub(crate) fn stop_running(&mut self) {
-        let running: Vec<Running> = self.in_flight.table().drain().map(|(_, running)| running).collect();
-        for (cancel, abort, ..) in running {
-            cancel.cancel();
+        // Cancelled under the table's lock, as a client's cancellation is.
+        let running: Vec<Running> = self
+            .in_flight
+            .table()
+            .drain()
+            .map(|(_, running)| {
+                running.0.cancel();
+                running
+            })
+            .collect();
+        for (_, abort, ..) in running {
             abort.abort();
         }
     }

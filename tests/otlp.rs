@@ -225,10 +225,13 @@ fn legacy_head(addr: SocketAddr, method: &str, session: Option<&str>, body: &str
 /// One legacy request on a fresh connection (the way a 2025-11-25 client
 /// sends it: no `_meta`, no MCP routing headers).
 async fn legacy(addr: SocketAddr, method: &str, session: Option<&str>, body: &str) -> RawReply {
+    legacy_raw(addr, &legacy_head(addr, method, session, body, true)).await
+}
+
+/// One request, written as it is given, on a fresh connection that closes.
+async fn legacy_raw(addr: SocketAddr, request: &str) -> RawReply {
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(legacy_head(addr, method, session, body, true).as_bytes())
-        .await
-        .unwrap();
+    s.write_all(request.as_bytes()).await.unwrap();
     let mut raw = String::new();
     tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut raw))
         .await
@@ -505,6 +508,7 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         let mut headers = standard_headers("tools/call", Some("greet"));
         headers.push(header_trace.clone());
         headers.push(("tracestate".to_owned(), "ingress=1".to_owned()));
+        headers.push(("tracestate".to_owned(), "more=2".to_owned()));
         let params = json!({"name": "greet", "arguments": {"name": "Ada"}, "_meta": meta});
         let a = post(addr, &headers, rpc(id, "tools/call", params)).await;
         let v = a.json(Some("tools/call"));
@@ -518,7 +522,14 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         json!({"protocolVersion": LEGACY, "capabilities": {"elicitation": {}},
                "clientInfo": {"name": "legacy-client", "version": "1.0.0"}}),
     );
-    let r = legacy(addr, "POST", None, &init).await;
+    // Opened in the trace of the HTTP request's headers (it is answered by
+    // the transport, not the dispatcher).
+    let traced = format!("\r\ntraceparent: 00-{HEADER_TRACE}-{HEADER_SPAN}-01\r\n\r\n");
+    let r = legacy_raw(
+        addr,
+        &legacy_head(addr, "POST", None, &init, true).replacen("\r\n\r\n", &traced, 1),
+    )
+    .await;
     assert_eq!(r.status, 200, "{}", r.body);
     validate_legacy(&r.messages()[0], Some("initialize"));
     let session = r.header("mcp-session-id").expect("a session id").to_owned();
@@ -682,6 +693,10 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         (HEADER_TRACE, HEADER_SPAN),
         "no traceparent in _meta: the header's span is the parent: {ingress:#?}"
     );
+    assert_eq!(
+        ingress.trace_state, "ingress=1,more=2",
+        "both tracestate headers: {ingress:#?}"
+    );
     let both = request_span(&spans, "tools/call", "401");
     assert_eq!(
         (both.trace_id.as_str(), both.parent_span_id.as_str()),
@@ -785,6 +800,11 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     let initialize = request_span(&spans, "initialize", "300");
     assert_http_request_span(initialize, "initialize", LEGACY, "legacy");
     assert_ok(initialize);
+    assert_eq!(
+        (initialize.trace_id.as_str(), initialize.parent_span_id.as_str()),
+        (HEADER_TRACE, HEADER_SPAN),
+        "{initialize:#?}"
+    );
     let legacy_call = request_span(&spans, "tools/call", "301");
     assert_http_request_span(legacy_call, "tools/call greet", LEGACY, "legacy");
     assert_eq!(

@@ -370,6 +370,43 @@ pub(crate) fn argument<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a 
     path.iter().try_fold(arguments, |at, key| at.get(key))
 }
 
+/// The W3C trace context an HTTP request's headers carry, for a request's
+/// span when its `_meta` carries none (read by the `otel` feature's spans).
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) struct TraceContext<'a> {
+    pub parent: &'a str,
+    pub state: Option<Cow<'a, str>>,
+}
+
+/// The trace context of `map`: its `traceparent` (none when that header
+/// came more than once with different values: W3C then starts a new trace),
+/// and its `tracestate` headers joined with commas, as W3C joins them.
+pub(crate) fn trace_context(map: &HeaderMap) -> Option<TraceContext<'_>> {
+    static PARENT: HeaderName = HeaderName::from_static("traceparent");
+    static STATE: HeaderName = HeaderName::from_static("tracestate");
+    let mut parents = map.get_all(&PARENT).iter();
+    let parent = parents.next()?;
+    if parents.any(|other| other != parent) {
+        return None;
+    }
+    let mut states = map.get_all(&STATE).iter().filter_map(|v| v.to_str().ok());
+    let state = states.next().map(|first| match states.next() {
+        None => Cow::Borrowed(first),
+        Some(second) => {
+            let mut joined = format!("{first},{second}");
+            for more in states {
+                joined.push(',');
+                joined.push_str(more);
+            }
+            Cow::Owned(joined)
+        }
+    });
+    Some(TraceContext {
+        parent: parent.to_str().ok()?,
+        state,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,5 +531,40 @@ mod tests {
         assert_eq!(decode_value("=?base64?SGVsbG8=").unwrap(), "=?base64?SGVsbG8=");
         assert!(decode_value("=?base64?SGVsbG8?=").is_err());
         assert!(decode_value("=?base64?SGVs!!!bG8=?=").is_err());
+    }
+
+    #[test]
+    fn the_trace_context_of_headers_is_one_parent_and_every_state() {
+        let mut map = HeaderMap::new();
+        assert!(trace_context(&map).is_none());
+        map.append("tracestate", "a=1".parse().unwrap());
+        assert!(trace_context(&map).is_none(), "a state without a parent");
+        map.append(
+            "traceparent",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+                .parse()
+                .unwrap(),
+        );
+        map.append("tracestate", "b=2".parse().unwrap());
+        let context = trace_context(&map).unwrap();
+        assert_eq!(
+            context.parent,
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        );
+        assert_eq!(context.state.as_deref(), Some("a=1,b=2"));
+        map.append(
+            "traceparent",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+                .parse()
+                .unwrap(),
+        );
+        assert!(trace_context(&map).is_some(), "the same parent twice");
+        map.append(
+            "traceparent",
+            "00-11111111111111111111111111111111-2222222222222222-01"
+                .parse()
+                .unwrap(),
+        );
+        assert!(trace_context(&map).is_none(), "two parents: a new trace");
     }
 }

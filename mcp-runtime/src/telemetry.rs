@@ -249,7 +249,7 @@ pub(crate) fn notification<T>(
     method: &str,
     params: Option<&serde_json::value::RawValue>,
     network: &'static str,
-    http: Option<&'static str>,
+    http: Option<(&'static str, &http::HeaderMap)>,
     session: Option<(Option<&str>, &'static str)>,
     handle: impl FnOnce() -> T,
 ) -> T {
@@ -269,7 +269,11 @@ pub(crate) fn notification<T>(
         return handle();
     }
     let id = session.and_then(|(id, _)| id);
-    let observed = Observed::begin(span, metrics, params, None, Some(network), http, id);
+    let trace = http
+        .filter(|_| cfg!(feature = "otel") && !span.is_disabled())
+        .and_then(|(_, headers)| crate::headers::trace_context(headers));
+    let version = http.map(|(version, _)| version);
+    let observed = Observed::begin(span, metrics, params, trace.as_ref(), Some(network), version, id);
     let out = observed.span().in_scope(handle);
     let method = crate::method::Method::parse(method).map_or("_OTHER", crate::method::Method::as_str);
     observed.end(method, Ok(false), None, session.map(|(_, version)| version));
@@ -310,7 +314,7 @@ impl Observed {
         span: tracing::Span,
         metrics: bool,
         params: Option<&serde_json::value::RawValue>,
-        http_trace: Option<(&str, Option<&str>)>,
+        http_trace: Option<&crate::headers::TraceContext<'_>>,
         network: Option<&'static str>,
         http: Option<&'static str>,
         session_id: Option<&str>,
@@ -638,24 +642,22 @@ pub(crate) mod imp {
         tracestate: Option<std::borrow::Cow<'a, str>>,
     }
 
-    /// Makes `span` a child of the caller's span named by the W3C
-    /// `traceparent` (and `tracestate`) in the request's `_meta`; a missing
-    /// or malformed one leaves it a root, as W3C says.
     /// Makes `span` a child of the caller's span: the one `params._meta`
     /// names (the MCP conventions' carrier, one per message), else the one
     /// the HTTP request's headers name (an ingress's or a client's HTTP
-    /// instrumentation), else none.
+    /// instrumentation), else none (a missing or malformed one leaves it a
+    /// root, as W3C says).
     pub fn continue_trace(
         span: &tracing::Span,
         params: Option<&serde_json::value::RawValue>,
-        http_trace: Option<(&str, Option<&str>)>,
+        http_trace: Option<&crate::headers::TraceContext<'_>>,
     ) {
         use tracing_opentelemetry::OpenTelemetrySpanExt;
         let from_meta = params
             .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
             .and_then(|p| p.meta)
             .and_then(|meta| extract(meta.traceparent.as_deref()?, meta.tracestate.as_deref()));
-        let parent = from_meta.or_else(|| http_trace.and_then(|(parent, state)| extract(parent, state)));
+        let parent = from_meta.or_else(|| http_trace.and_then(|t| extract(t.parent, t.state.as_deref())));
         if let Some(parent) = parent {
             let _ = span.set_parent(parent);
         }

@@ -39,6 +39,8 @@ pub struct Span {
     pub span_id: String,
     /// Empty for a root span.
     pub parent_span_id: String,
+    /// The W3C `tracestate` of the span's context (empty when none).
+    pub trace_state: String,
     pub attributes: BTreeMap<String, String>,
     /// "UNSET", "OK" or "ERROR".
     pub status_code: String,
@@ -420,6 +422,7 @@ fn spans_of(export: ExportTraceServiceRequest) -> Vec<Span> {
                     trace_id: hex(&s.trace_id),
                     span_id: hex(&s.span_id),
                     parent_span_id: hex(&s.parent_span_id),
+                    trace_state: s.trace_state,
                     attributes: map(&s.attributes),
                     status_code,
                     status_message,

@@ -198,16 +198,16 @@ pub(crate) fn handle_in<'a>(
 async fn observed(server: &Server, request: &Request, scope: &mut Scope, span: tracing::Span, metrics: bool) -> Reply {
     let session_id = scope.session.as_ref().and_then(|s| s.id.as_deref());
     // The HTTP request's trace context, read only for a span to continue it.
-    let header = |name: &str| {
-        let headers = scope.headers.map().filter(|_| !span.is_disabled())?;
-        headers.get(name).and_then(|v| v.to_str().ok())
-    };
-    let http_trace = header("traceparent").map(|parent| (parent, header("tracestate")));
+    let http_trace = scope
+        .headers
+        .map()
+        .filter(|_| cfg!(feature = "otel") && !span.is_disabled())
+        .and_then(crate::headers::trace_context);
     let observed = crate::telemetry::Observed::begin(
         span,
         metrics,
         request.params.as_deref(),
-        http_trace,
+        http_trace.as_ref(),
         scope.transport.network(),
         scope.transport.http_version(),
         session_id,

@@ -53,7 +53,7 @@ pub(crate) fn initialize(
     server: &Server,
     request: &Request,
     id: Option<String>,
-    http: Option<&'static str>,
+    http: Option<(&'static str, &http::HeaderMap)>,
 ) -> Result<(Arc<Session>, Vec<u8>), McpError> {
     // Answered by the transport, not the dispatcher: observed here, like
     // every request (`network.transport` `tcp` over HTTP).
@@ -63,13 +63,16 @@ pub(crate) fn initialize(
         return open(server, request, id);
     }
     let network = if http.is_some() { "tcp" } else { "pipe" };
+    let trace = http
+        .filter(|_| cfg!(feature = "otel") && !span.is_disabled())
+        .and_then(|(_, headers)| crate::headers::trace_context(headers));
     let observed = crate::telemetry::Observed::begin(
         span,
         metrics,
         request.params.as_deref(),
-        None,
+        trace.as_ref(),
         Some(network),
-        http,
+        http.map(|(version, _)| version),
         id.as_deref(),
     );
     let opened = observed.span().in_scope(|| open(server, request, id));

@@ -384,7 +384,7 @@ impl McpService {
                             &n.method,
                             n.params.as_deref(),
                             "tcp",
-                            Some(via.http),
+                            Some((via.http, &headers)),
                             of,
                             || {
                                 // A session's client cancels its request with a notification
@@ -428,7 +428,7 @@ impl McpService {
                     && session.is_none()
                     && !crate::meta::has_protocol_version(request.params.as_deref())
                 {
-                    break 'answer self.initialize(&request, principal.as_deref(), via);
+                    break 'answer self.initialize(&request, principal.as_deref(), via, &headers);
                 }
                 drop((method, uri));
                 let listen = request.method == "subscriptions/listen";
@@ -454,9 +454,15 @@ impl McpService {
     /// Opens a legacy session: its id goes back in `Mcp-Session-Id`.
     /// It belongs to `principal` (the token's subject, or the
     /// `principal_header`'s value), if any.
-    fn initialize(&self, request: &jsonrpc::Request, principal: Option<&str>, via: Via) -> Response<McpBody> {
+    fn initialize(
+        &self,
+        request: &jsonrpc::Request,
+        principal: Option<&str>,
+        via: Via,
+        headers: &http::HeaderMap,
+    ) -> Response<McpBody> {
         let id = format!("{}{}", self.config.session_prefix, SessionStore::new_id());
-        match crate::legacy::initialize(&self.server, request, Some(id.clone()), Some(via.http)) {
+        match crate::legacy::initialize(&self.server, request, Some(id.clone()), Some((via.http, headers))) {
             Ok((session, body)) => {
                 if let Some(principal) = principal {
                     session.set_owner(principal);

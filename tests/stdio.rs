@@ -450,6 +450,50 @@ async fn the_last_answer_before_the_input_ends_is_written_on_a_multi_thread_runt
     assert_eq!(lost, 0, "sessions whose one answer was not written");
 }
 
+/// A request read after the runtime was shut down (an embedder driving
+/// the stream with `Handle::block_on` while the runtime is dropped) is not
+/// run, and serving still ends with the input: tokio drops the task inside
+/// the spawn, which used to lock the table of requests in flight a second
+/// time on the same thread.
+#[test]
+fn a_request_read_after_the_runtime_shut_down_does_not_stop_the_stream() {
+    use tokio::io::AsyncWriteExt;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    let handle = runtime.handle().clone();
+    let (mut to_server, server_r) = tokio::io::duplex(1 << 16);
+    let (server_w, _from_server) = tokio::io::duplex(1 << 16);
+    let (ended, ended_rx) = std::sync::mpsc::channel();
+    let (fed, fed_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let serving = mcp_runtime::transport::stdio::serve_io(Server::builder().build().unwrap(), server_r, server_w);
+        let _ = handle.block_on(serving);
+        let _ = ended.send(());
+    });
+    let call = format!(
+        "{}\n",
+        support::request(1, "tools/call", json!({"name": "echo", "arguments": {"text": "late"}}))
+    );
+    let writer = std::thread::spawn(move || {
+        let feeding = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        feeding.block_on(async move {
+            // Once the serving runtime is gone: a request, then the input's end.
+            fed_rx.recv().unwrap();
+            to_server.write_all(call.as_bytes()).await.unwrap();
+            drop(to_server);
+        });
+    });
+    drop(runtime);
+    fed.send(()).unwrap();
+    writer.join().unwrap();
+    assert!(
+        ended_rx.recv_timeout(Duration::from_secs(10)).is_ok(),
+        "serving ends with the input after the runtime shut down"
+    );
+}
+
 /// Serves in process: `MAX_IN_FLIGHT` calls that run until cancelled, then
 /// the `after` lines; the first answer, within 10 s.
 async fn first_answer_behind_a_full_house(after: &[String]) -> Value {

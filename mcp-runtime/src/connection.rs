@@ -93,9 +93,15 @@ impl Entry {
     }
 }
 
+thread_local! {
+    /// Set on the thread inside `tokio::spawn` of a request's task, whose
+    /// future a runtime shutting down drops there, with the table locked.
+    static SPAWNING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl Drop for Entry {
     fn drop(&mut self) {
-        if !self.answered {
+        if !self.answered && !SPAWNING.with(std::cell::Cell::get) {
             let mut table = self.in_flight.table();
             self.remove_from(&mut table);
         }
@@ -256,10 +262,17 @@ impl Connection {
             }
         }
         // The lock is held across the spawn so that the task's own removal
-        // cannot run before its entry is inserted.
+        // cannot run before its entry is inserted. A runtime shutting down
+        // drops the task inside the spawn, on this thread: its entry, not
+        // inserted, then leaves the table alone (it would lock it again),
+        // and the task, already finished, is not inserted at all.
         let mut table = self.in_flight.table();
+        SPAWNING.with(|s| s.set(true));
         let abort = tokio::spawn(task).abort_handle();
-        table.insert(id, (cancel, abort, long_lived, self.serial));
+        SPAWNING.with(|s| s.set(false));
+        if !abort.is_finished() {
+            table.insert(id, (cancel, abort, long_lived, self.serial));
+        }
     }
 
     /// Whether `max` requests or more are running.

@@ -372,7 +372,7 @@ pub(crate) fn argument<'a>(arguments: &'a Value, path: &[String]) -> Option<&'a 
 
 /// The W3C trace context an HTTP request's headers carry, for a request's
 /// span when its `_meta` carries none (read by the `otel` feature's spans).
-#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+#[cfg(feature = "otel")]
 pub(crate) struct TraceContext<'a> {
     pub parent: &'a str,
     pub state: Option<Cow<'a, str>>,
@@ -381,6 +381,7 @@ pub(crate) struct TraceContext<'a> {
 /// The trace context of `map`: its `traceparent` (none when that header
 /// came more than once with different values: W3C then starts a new trace),
 /// and its `tracestate` headers joined with commas, as W3C joins them.
+#[cfg(feature = "otel")]
 pub(crate) fn trace_context(map: &HeaderMap) -> Option<TraceContext<'_>> {
     static PARENT: HeaderName = HeaderName::from_static("traceparent");
     static STATE: HeaderName = HeaderName::from_static("tracestate");
@@ -533,6 +534,7 @@ mod tests {
         assert!(decode_value("=?base64?SGVs!!!bG8=?=").is_err());
     }
 
+    #[cfg(feature = "otel")]
     #[test]
     fn the_trace_context_of_headers_is_one_parent_and_every_state() {
         let mut map = HeaderMap::new();

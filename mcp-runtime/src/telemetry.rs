@@ -269,11 +269,8 @@ pub(crate) fn notification<T>(
         return handle();
     }
     let id = session.and_then(|(id, _)| id);
-    let trace = http
-        .filter(|_| cfg!(feature = "otel") && !span.is_disabled())
-        .and_then(|(_, headers)| crate::headers::trace_context(headers));
-    let version = http.map(|(version, _)| version);
-    let observed = Observed::begin(span, metrics, params, trace.as_ref(), Some(network), version, id);
+    let (version, headers) = (http.map(|(version, _)| version), http.map(|(_, headers)| headers));
+    let observed = Observed::begin(span, metrics, params, headers, Some(network), version, id);
     let out = observed.span().in_scope(handle);
     let method = crate::method::Method::parse(method).map_or("_OTHER", crate::method::Method::as_str);
     observed.end(method, Ok(false), None, session.map(|(_, version)| version));
@@ -307,21 +304,21 @@ impl Observed {
     /// Starts observing a request over `network` (`pipe`, `tcp`, or none in
     /// process), over HTTP of version `http` if any, of a legacy session
     /// `session_id`: the span continues the caller's W3C trace from
-    /// `params._meta`, else from the HTTP request's `traceparent` and
-    /// `tracestate` headers, `http_trace` (before it is first entered, which
-    /// starts its OpenTelemetry span).
+    /// `params._meta`, else from the `traceparent` and `tracestate` of the
+    /// HTTP request's `headers` (before it is first entered, which starts
+    /// its OpenTelemetry span).
     pub(crate) fn begin(
         span: tracing::Span,
         metrics: bool,
         params: Option<&serde_json::value::RawValue>,
-        http_trace: Option<&crate::headers::TraceContext<'_>>,
+        headers: Option<&http::HeaderMap>,
         network: Option<&'static str>,
         http: Option<&'static str>,
         session_id: Option<&str>,
     ) -> Observed {
         if !span.is_disabled() {
             #[cfg(feature = "otel")]
-            imp::continue_trace(&span, params, http_trace);
+            imp::continue_trace(&span, params, headers.and_then(crate::headers::trace_context).as_ref());
             if let Some(network) = network {
                 span.record("network.transport", network);
             }
@@ -334,7 +331,7 @@ impl Observed {
             }
         }
         #[cfg(not(feature = "otel"))]
-        let _ = (params, http_trace);
+        let _ = (params, headers);
         Observed {
             span,
             started: std::time::Instant::now(),

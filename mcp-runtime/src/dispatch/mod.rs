@@ -197,17 +197,11 @@ pub(crate) fn handle_in<'a>(
 /// [`handle_request`] with its span recorded and its metric taken.
 async fn observed(server: &Server, request: &Request, scope: &mut Scope, span: tracing::Span, metrics: bool) -> Reply {
     let session_id = scope.session.as_ref().and_then(|s| s.id.as_deref());
-    // The HTTP request's trace context, read only for a span to continue it.
-    let http_trace = scope
-        .headers
-        .map()
-        .filter(|_| cfg!(feature = "otel") && !span.is_disabled())
-        .and_then(crate::headers::trace_context);
     let observed = crate::telemetry::Observed::begin(
         span,
         metrics,
         request.params.as_deref(),
-        http_trace.as_ref(),
+        scope.headers.map(),
         scope.transport.network(),
         scope.transport.http_version(),
         session_id,

@@ -63,14 +63,11 @@ pub(crate) fn initialize(
         return open(server, request, id);
     }
     let network = if http.is_some() { "tcp" } else { "pipe" };
-    let trace = http
-        .filter(|_| cfg!(feature = "otel") && !span.is_disabled())
-        .and_then(|(_, headers)| crate::headers::trace_context(headers));
     let observed = crate::telemetry::Observed::begin(
         span,
         metrics,
         request.params.as_deref(),
-        trace.as_ref(),
+        http.map(|(_, headers)| headers),
         Some(network),
         http.map(|(version, _)| version),
         id.as_deref(),

@@ -492,6 +492,15 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     let uri = "test://static-text";
     let (_, v) = call(addr, 201, "resources/read", Some(uri), json!({"uri": uri})).await;
     assert!(v["result"]["contents"].is_array(), "{v}");
+    // A call whose client goes away before it is answered (half a second
+    // into thirty): it ends unanswered, cancelled.
+    {
+        let mut conn = connect(addr).await;
+        let params = json!({"name": "slow_compute", "arguments": {"seconds": 30}});
+        let headers = standard_headers("tools/call", Some("slow_compute"));
+        let request = build(addr, Method::POST, "/mcp", &headers, rpc(202, "tools/call", params));
+        let _ = tokio::time::timeout(Duration::from_millis(500), conn.send(request)).await;
+    }
 
     // The trace context of the HTTP request (an ingress's): a call without
     // one in `_meta` continues it; a call with one in `_meta` as well
@@ -607,6 +616,10 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
         (
             "mcp_server_operation_duration_seconds_bucket{",
             &[r#"error_type="tool_error""#][..],
+        ),
+        (
+            "mcp_server_operation_duration_seconds_count{",
+            &[r#"gen_ai_tool_name="slow_compute""#, r#"error_type="cancelled""#][..],
         ),
         (
             "mcp_server_operation_duration_seconds_sum{",
@@ -728,6 +741,13 @@ async fn spans_and_metrics_reach_a_real_otlp_receiver_after_the_conventions() {
     );
     assert_eq!(refused.status_code, "ERROR", "{refused:#?}");
     assert_eq!(refused.status_message, bad_params_message, "{refused:#?}");
+
+    // The call its client left: unanswered, cancelled.
+    let left = request_span(&spans, "tools/call", "202");
+    assert_http_request_span(left, "tools/call slow_compute", VERSION, "modern");
+    assert_eq!(left.attr("error.type"), Some("cancelled"), "{left:#?}");
+    assert_eq!(left.status_code, "ERROR", "{left:#?}");
+    assert_eq!(left.attr("rpc.response.status_code"), None, "{left:#?}");
 
     // The MRTR rounds: the retry links to the round that asked.
     let name = format!("tools/call {mrtr}");
@@ -1269,7 +1289,14 @@ async fn a_stdio_server_flushes_at_sigterm() {
     let slow = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "slow_compute", "arguments": {"seconds": 1}, "_meta": meta_with(json!({}))}});
     writeln!(stdin, "{slow}").unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    // A call the client cancels: it ends unanswered.
+    let left = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "slow_compute", "arguments": {"seconds": 30}, "_meta": meta_with(json!({}))}});
+    writeln!(stdin, "{left}").unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}});
+    writeln!(stdin, "{cancel}").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
     assert_eq!(receiver.trace_requests(), 0, "nothing is sent before the stop");
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -1300,6 +1327,11 @@ async fn a_stdio_server_flushes_at_sigterm() {
         "the call's span arrives at the stop; received: {:?}",
         receiver.seen()
     );
+    let spans = receiver.spans();
+    let left = request_span(&spans, "tools/call", "3");
+    assert_eq!(left.name, "tools/call slow_compute", "{left:#?}");
+    assert_eq!(left.attr("error.type"), Some("cancelled"), "{left:#?}");
+    assert_eq!(left.attr("network.transport"), Some("pipe"), "{left:#?}");
 }
 
 /// A gateway (examples/gateway) carries its caller's trace to its upstream

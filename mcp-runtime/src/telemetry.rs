@@ -29,6 +29,9 @@ pub(crate) mod keys {
     pub const EXECUTE_TOOL: &str = "execute_tool";
     /// `error.type` of a tool result with `isError`.
     pub const TOOL_ERROR: &str = "tool_error";
+    /// `error.type` of a request that ended unanswered: its client cancelled
+    /// it, or went away, or the server stopped first.
+    pub const CANCELLED: &str = "cancelled";
 }
 
 /// The gauges an operator watches, each counted up and down.
@@ -90,7 +93,7 @@ pub(crate) struct Operation {
     /// request named, once the catalog knew it (so that a caller cannot
     /// grow the metric's cardinality with made-up names).
     pub target: Option<Target>,
-    /// `error.type`: a JSON-RPC error's code, or `tool_error`.
+    /// `error.type`: a JSON-RPC error's code, `tool_error` or `cancelled`.
     pub error: Option<ErrorType>,
     /// `mcp.protocol.version`.
     pub version: Option<&'static str>,
@@ -116,6 +119,8 @@ pub(crate) enum ErrorType {
     Code(i32),
     /// A tool result with `isError`.
     ToolError,
+    /// No answer: the request was dropped while it was served.
+    Cancelled,
 }
 
 /// Whether metrics are being recorded (an exporter or a scrape endpoint was set up).
@@ -273,7 +278,7 @@ pub(crate) fn notification<T>(
     let observed = Observed::begin(span, metrics, params, headers, Some(network), version, id);
     let out = observed.span().in_scope(handle);
     let method = crate::method::Method::parse(method).map_or("_OTHER", crate::method::Method::as_str);
-    observed.end(method, Ok(false), None, session.map(|(_, version)| version));
+    observed.end(method, Some(Ok(false)), None, session.map(|(_, version)| version));
     out
 }
 
@@ -347,17 +352,22 @@ impl Observed {
     }
 
     /// Ends the request: `outcome` is whether its result was a tool error,
-    /// or its JSON-RPC error's code and message. The span is marked failed
+    /// or its JSON-RPC error's code and message, or `None` when it ended
+    /// unanswered (its future dropped: cancelled). The span is marked failed
     /// and the metric recorded.
     pub(crate) fn end(
         self,
         method: &'static str,
-        outcome: Result<bool, (i32, &str)>,
+        outcome: Option<Result<bool, (i32, &str)>>,
         target: Option<Target>,
         version: Option<&'static str>,
     ) {
         let error = match outcome {
-            Err((code, message)) => {
+            None => {
+                record_error(&self.span, &keys::CANCELLED, "the request ended unanswered (cancelled)");
+                Some(ErrorType::Cancelled)
+            }
+            Some(Err((code, message))) => {
                 record_error(&self.span, &code, message);
                 if !self.span.is_disabled() {
                     self.span
@@ -365,11 +375,11 @@ impl Observed {
                 }
                 Some(ErrorType::Code(code))
             }
-            Ok(true) => {
+            Some(Ok(true)) => {
                 record_error(&self.span, &keys::TOOL_ERROR, "the tool's result is an error (isError)");
                 Some(ErrorType::ToolError)
             }
-            Ok(false) => None,
+            Some(Ok(false)) => None,
         };
         if self.metrics {
             let operation = Operation {
@@ -551,6 +561,7 @@ pub(crate) mod imp {
                 attributes.push(KeyValue::new(keys::STATUS_CODE, code));
             }
             Some(ErrorType::ToolError) => attributes.push(KeyValue::new(keys::ERROR_TYPE, keys::TOOL_ERROR)),
+            Some(ErrorType::Cancelled) => attributes.push(KeyValue::new(keys::ERROR_TYPE, keys::CANCELLED)),
             None => {}
         }
         if let Some(version) = operation.version {

@@ -206,23 +206,70 @@ async fn observed(server: &Server, request: &Request, scope: &mut Scope, span: t
         scope.transport.http_version(),
         session_id,
     );
-    let mut seen = Seen {
-        observe: true,
-        ..Seen::default()
-    };
-    let span = observed.span();
-    let outcome =
-        tracing::Instrument::instrument(route(server, request, scope, Some(span), &mut seen), span.clone()).await;
-    observed.end(
-        Method::parse(&request.method).map_or("_OTHER", Method::as_str),
-        match &outcome {
-            Ok(_) => Ok(seen.tool_error),
-            Err(e) => Err((e.code().0, e.message())),
+    let span = observed.span().clone();
+    // The request's own token: fired when its client cancels it or goes away.
+    let cancel = scope.cancel.clone();
+    let mut watch = Watch {
+        observed: Some(observed),
+        method: Method::parse(&request.method).map_or("_OTHER", Method::as_str),
+        seen: Seen {
+            observe: true,
+            ..Seen::default()
         },
-        seen.target,
-        seen.version,
-    );
+    };
+    let outcome = tracing::Instrument::instrument(
+        route(server, request, scope, Some(&span), &mut watch.seen),
+        span.clone(),
+    )
+    .await;
+    if let Some(observed) = watch.observed.take() {
+        // A handler that returns when it sees its cancellation ends with
+        // an outcome no one is answered with.
+        let ended = if cancel.is_cancelled() {
+            watch.unanswered()
+        } else {
+            Some(match &outcome {
+                Ok(_) => Ok(watch.seen.tool_error),
+                Err(e) => Err((e.code().0, e.message())),
+            })
+        };
+        observed.end(watch.method, ended, watch.seen.target.take(), watch.seen.version);
+    }
     reply(request, outcome)
+}
+
+/// An observed request until it is answered. Dropped before (its future
+/// dropped: the client cancelled it or went away, or the server stopped),
+/// it ends the observation as `cancelled`, so that the metric counts every
+/// request and the span says why it has no answer. A `subscriptions/listen`
+/// stream ends that way when its client is done with it: without an error.
+struct Watch {
+    observed: Option<crate::telemetry::Observed>,
+    method: &'static str,
+    seen: Seen,
+}
+
+impl Watch {
+    /// How a request that ends unanswered ended: cancelled, or for a
+    /// listen stream, as it should.
+    fn unanswered(&self) -> Option<Result<bool, (i32, &'static str)>> {
+        (self.method == Method::SubscriptionsListen.as_str()).then_some(Ok(false))
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Some(observed) = self.observed.take() {
+            let ended = if std::thread::panicking() {
+                // Unwinding: the request is answered -32603 where the
+                // panic is caught.
+                Some(Err((-32603, "Internal error: serving the request panicked")))
+            } else {
+                self.unanswered()
+            };
+            observed.end(self.method, ended, self.seen.target.take(), self.seen.version);
+        }
+    }
 }
 
 fn reply(request: &Request, outcome: Result<Vec<u8>, McpError>) -> Reply {

@@ -82,7 +82,7 @@ pub(crate) fn initialize(
         Ok(_) => Ok(false),
         Err(e) => Err((e.code().0, e.message())),
     };
-    observed.end("initialize", outcome, None, version);
+    observed.end("initialize", Some(outcome), None, version);
     opened
 }
 

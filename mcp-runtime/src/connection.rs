@@ -99,6 +99,24 @@ thread_local! {
     static SPAWNING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// [`SPAWNING`] set while it lives: cleared when dropped, also by a panic
+/// unwinding out of the spawn (a dropped future's `Drop` that panics), so
+/// that later entries of this thread still leave the table.
+struct Spawning;
+
+impl Spawning {
+    fn enter() -> Spawning {
+        SPAWNING.with(|s| s.set(true));
+        Spawning
+    }
+}
+
+impl Drop for Spawning {
+    fn drop(&mut self) {
+        SPAWNING.with(|s| s.set(false));
+    }
+}
+
 impl Drop for Entry {
     fn drop(&mut self) {
         if !self.answered && !SPAWNING.with(std::cell::Cell::get) {
@@ -267,9 +285,9 @@ impl Connection {
         // inserted, then leaves the table alone (it would lock it again),
         // and the task, already finished, is not inserted at all.
         let mut table = self.in_flight.table();
-        SPAWNING.with(|s| s.set(true));
+        let spawning = Spawning::enter();
         let abort = tokio::spawn(task).abort_handle();
-        SPAWNING.with(|s| s.set(false));
+        drop(spawning);
         if !abort.is_finished() {
             table.insert(id, (cancel, abort, long_lived, self.serial));
         }

@@ -205,6 +205,14 @@ async fn a_blocking_call_that_timed_out_holds_its_callers_place_until_its_functi
         .build()
         .unwrap();
     let mut c = StdioClient::start(server);
+    // A call first: the client validates each answer against the schema,
+    // and its validator is built at the first (half a second in a debug
+    // build), which would otherwise delay the call beside the thread held
+    // until the thread is free.
+    let warm = c
+        .call(0, "tools/call", json!({"name": "nap", "arguments": {"ms": 1}}))
+        .await;
+    assert_eq!(text(&warm), "slept 1 ms", "{warm}");
     let first = c
         .call(
             1,

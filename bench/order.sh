@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What packing start-up's code together does to a stdio server's memory:
 #
-#   bash bench/order.sh
+#   bash bench/order.sh          builds the layouts below and measures them
+#   bash bench/order.sh build    builds them only (`bash bench/run.sh` runs
+#                                this for the worker-count sweep)
 #
 # Builds the echo server (`ours`, with the examples' features) into
 # target/bench-order with a linker symbol ordering file, first empty; lists the
@@ -18,7 +20,11 @@
 # steps once more with glibc linked in (`-C target-feature=+crt-static`, a
 # static-pie binary: no dynamic loader, no shared libc or libm mapped, and
 # still loaded at a random address): the echo server traced, ordered and
-# packed, as written and copied, and the raw stdio loop linked static.
+# packed, as written and copied, and the raw stdio loop through the same
+# recipe. And once more linked static at a fixed address (`-C
+# relocation-model=static`: not a PIE, so nothing to relocate at start-up, and
+# no address randomization of the binary), traced and ordered, beside the raw
+# loop linked the same way.
 # Peak RSS under `driver stdio-load` (20,000 calls, 64 in flight) and the
 # median of 20 cold starts, three rounds each, interleaved.
 #
@@ -31,6 +37,11 @@
 # 2.38+ or lld, and glibc 2.36+ where the binary runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-measure}
+case $mode in
+  measure | build) ;;
+  *) echo "usage: bash bench/order.sh [build]" >&2; exit 2 ;;
+esac
 command -v valgrind >/dev/null || bash scripts/apt-install.sh "${0##*/}" valgrind || exit 1
 dir=target/bench-order
 mkdir -p "$dir"
@@ -75,21 +86,50 @@ sorder=$PWD/$dir/order-static.txt
 : >"$sorder"
 sflags="-C target-feature=+crt-static -C link-arg=-Wl,--symbol-ordering-file=$sorder -C link-arg=-Wl,--no-warn-symbol-ordering"
 sbuild() {
-  touch bench/src/bin/ours.rs
+  touch bench/src/bin/ours.rs bench/src/bin/raw_stdio.rs
   CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo build -q --release --target "$triple" -p mcp-bench --features full \
     --bin ours --bin raw-stdio
 }
+# The raw loop goes through the same recipe as ours, so that the two compare
+# linked the same way: both are traced into one ordering file (the linker
+# skips the names a binary does not have).
+trace_both() { # ORDER-FILE RELEASE-DIR
+  bash scripts/symbol-order.sh -i "$dir/requests.jsonl" -o "$1.ours" -- "$2/ours"
+  bash scripts/symbol-order.sh -i "$dir/requests.jsonl" -o "$1.raw" -- "$2/raw-stdio"
+  awk '!seen[$0]++' "$1.ours" "$1.raw" >"$1"
+}
 sbuild
-ln -f "$dir/$triple/release/raw-stdio" "$dir/raw-static"
-bash scripts/symbol-order.sh -i "$dir/requests.jsonl" -o "$sorder" -- "$dir/$triple/release/ours"
+trace_both "$sorder" "$dir/$triple/release"
 sbuild
-touch bench/src/bin/ours.rs
-CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo rustc -q --release --target "$triple" -p mcp-bench --features full \
-  --bin ours -- -C link-arg=-Wl,-z,pack-relative-relocs
+for bin in ours raw-stdio; do
+  touch "bench/src/bin/${bin//-/_}.rs"
+  CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo rustc -q --release --target "$triple" -p mcp-bench --features full \
+    --bin "$bin" -- -C link-arg=-Wl,-z,pack-relative-relocs
+done
 ln -f "$dir/$triple/release/ours" "$dir/ours-static-ordered-relr"
+ln -f "$dir/$triple/release/raw-stdio" "$dir/raw-static"
 cp "$dir/ours-static-ordered-relr" "$dir/ours-static-ordered-relr-copied"
+# Linked static at a fixed address, in a target directory of its own (other
+# flags would have every crate built again, each time the two alternate).
+fdir=$PWD/target/bench-order-fixed
+forder=$fdir/order.txt
+mkdir -p "$fdir"
+: >"$forder"
+fflags="-C target-feature=+crt-static -C relocation-model=static -C link-arg=-Wl,--symbol-ordering-file=$forder -C link-arg=-Wl,--no-warn-symbol-ordering"
+fbuild() {
+  touch bench/src/bin/ours.rs bench/src/bin/raw_stdio.rs
+  CARGO_TARGET_DIR=$fdir RUSTFLAGS="$fflags" cargo build -q --release --target "$triple" -p mcp-bench --features full \
+    --bin ours --bin raw-stdio
+}
+fbuild
+trace_both "$forder" "$fdir/$triple/release"
+fbuild
+ln -f "$fdir/$triple/release/raw-stdio" "$dir/raw-fixed"
+ln -f "$fdir/$triple/release/ours" "$dir/ours-fixed-ordered"
+[[ $mode == build ]] && exit 0
 bins=("$dir/ours-default" "$dir/ours-default-copied" "$dir/ours-relr" "$dir/ours-ordered" "$dir/ours-ordered-relr"
-  "$dir/raw-static" "$dir/ours-static-ordered-relr" "$dir/ours-static-ordered-relr-copied")
+  "$dir/raw-static" "$dir/ours-static-ordered-relr" "$dir/ours-static-ordered-relr-copied"
+  "$dir/raw-fixed" "$dir/ours-fixed-ordered")
 echo "binary	bytes"
 for bin in "${bins[@]}"; do echo "$bin	$(wc -c <"$bin")"; done
 echo "round	binary	stdio peak RSS KiB	cold start ms (median of 20)"

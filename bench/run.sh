@@ -9,12 +9,15 @@
 # 50-tool crate, then writes bench/RESULTS.md. `ours` is built with the
 # examples' feature set (`--features full`: mcp-runtime's redis, otel and auth,
 # compiled in and not configured). Needs Linux, taskset, root or sudo without
-# a password for `apt-get install wrk curl` (if either is missing), and ~35
+# a password for `apt-get install wrk curl valgrind` (if one is missing), and ~45
 # minutes. Only 127.0.0.1 is ever contacted.
 #
 # The worker-count sweep: for TOKIO_WORKER_THREADS = 1, 2, 16 and 64 (standing
 # in for the cores of the machine), stdio (100,000 pipelined calls, 64 in
 # flight, and cold start) for raw-stdio (the std-only floor), ours and rmcp,
+# and for ours and raw-stdio built by the README's release recipe for Linux
+# ("A smaller binary": glibc linked in, start-up's functions ordered first,
+# relocations packed; `bash bench/order.sh build` builds them, with valgrind),
 # and HTTP at 64 connections for ours, rmcp, the ceiling and the axum ceiling
 # (`axum-ceiling`: the ceiling's work routed by a one-route axum Router).
 #   bash bench/run.sh sweep     (or BENCH_ONLY=sweep) runs the sweep alone, into
@@ -69,6 +72,11 @@ LOAD_CORE=0
 # client sockets the footprint steps open must not take a server's port.
 declare -A PORT=([ours]=29101 [rmcp]=29102 [ceiling]=29103 [axum]=29104)
 declare -A EXE=([ours]=ours [rmcp]=rmcp-peer [ceiling]=ceiling [axum]=axum-ceiling [raw]=raw-stdio)
+# The stdio servers of the sweep: ours and the raw loop also as the release
+# recipe builds them (`bash bench/order.sh build` writes them there).
+ORDER_DIR=$ROOT/target/bench-order
+declare -A STDIO_BIN=([raw]=$BIN/raw-stdio [ours]=$BIN/ours [rmcp]=$BIN/rmcp-peer
+    [raw-static]=$ORDER_DIR/raw-static [recipe]=$ORDER_DIR/ours-static-ordered-relr)
 
 rm -rf "$RAW"
 mkdir -p "$RAW"
@@ -147,6 +155,8 @@ wrk_ensure
 # ------------------------------------------------------------------ build
 log "building the peers and drivers (release)"
 cmd cargo build --release -p mcp-bench --bins --features "$FEATURES"
+log "building ours and the raw loop by the release recipe (bench/order.sh build)"
+cmd bash bench/order.sh build
 if [ "$ONLY" = all ]; then
     log "building the criterion bench"
     cmd cargo bench -p mcp-bench --bench dispatch --no-run
@@ -171,7 +181,7 @@ fi
         echo "HTTP: $ROUNDS rounds, A/B/C alternating with the order rotating each round (ABC, BCA, CAB), $DURATION per cell after a 2 s warm-up at 64 connections; one curl request validated before timing; connections ${CONNS[*]}"
         echo "stdio: $ROUNDS rounds of $STDIO_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE); cold start: $COLD_RUNS spawns each, unpinned"
     fi
-    echo "worker-count sweep: $SWEEP_ROUNDS rounds; for TOKIO_WORKER_THREADS in ${WORKERS[*]}: stdio $SWEEP_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE) and $SWEEP_COLD_RUNS cold starts (driver and server on core $SERVER_CORE) for raw-stdio, ours and rmcp; HTTP $DURATION at 64 connections after a 2 s warm-up for ours, rmcp, the ceiling and the axum ceiling (server on core $SERVER_CORE)"
+    echo "worker-count sweep: $SWEEP_ROUNDS rounds; for TOKIO_WORKER_THREADS in ${WORKERS[*]}: stdio $SWEEP_REQUESTS pipelined tools/call with $IN_FLIGHT in flight (driver on core $LOAD_CORE, server on core $SERVER_CORE) and $SWEEP_COLD_RUNS cold starts (driver and server on core $SERVER_CORE) for raw-stdio, ours and rmcp, and for raw-stdio and ours built by the release recipe (static-pie, ordered, packed: bench/order.sh build); HTTP $DURATION at 64 connections after a 2 s warm-up for ours, rmcp, the ceiling and the axum ceiling (server on core $SERVER_CORE)"
     if [ "$ONLY" = all ]; then
         echo "builds: 1 clean build per crate in its own target dir, then $BUILD_ROUNDS rounds (ours, rmcp alternating) of editing one tool body and \`cargo build\` (dev profile)"
         echo "criterion: $CRITERION_ARGS"
@@ -223,14 +233,15 @@ validate() { # name [port offset]: one real request, checked before any timing
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 
 # ------------------------------------------------------------------ worker-count sweep
-# Rows: sweep_stdio_* and sweep_cold_start_ms (raw, ours, rmcp), sweep_http_*
-# (ours, rmcp, ceiling, axum), with the worker count as the param.
+# Rows: sweep_stdio_* and sweep_cold_start_ms (raw, raw-static, ours, recipe,
+# rmcp), sweep_http_* (ours, rmcp, ceiling, axum), with the worker count as
+# the param.
 sweep() {
     local round w name i port shift_by out line rps p50 p99 total errors
-    local stdio_order=(raw ours rmcp) order=(ours rmcp ceiling axum) this_round
+    local stdio_order=(raw raw-static ours recipe rmcp) order=(ours rmcp ceiling axum) this_round
     for round in $(seq "$SWEEP_ROUNDS"); do
         # The order of the peers rotates each round, as in the HTTP rounds.
-        shift_by=$(((round - 1) % 3))
+        shift_by=$(((round - 1) % ${#stdio_order[@]}))
         this_round=("${stdio_order[@]:$shift_by}" "${stdio_order[@]:0:$shift_by}")
         for w in "${WORKERS[@]}"; do
             for name in "${this_round[@]}"; do
@@ -238,12 +249,12 @@ sweep() {
                 check_quiet "sweep round $round, $w workers, stdio, $name"
                 cmd taskset -c "$LOAD_CORE" "$BIN/driver" stdio-load "$name" "$SWEEP_REQUESTS" "$IN_FLIGHT" \
                     --prefix sweep_ --param "$w" -- \
-                    env TOKIO_WORKER_THREADS="$w" taskset -c "$SERVER_CORE" "$BIN/${EXE[$name]}" >>"$RESULTS"
+                    env TOKIO_WORKER_THREADS="$w" taskset -c "$SERVER_CORE" "${STDIO_BIN[$name]}" >>"$RESULTS"
                 # Cold start: the driver on the server's core, which the server
                 # inherits with TOKIO_WORKER_THREADS, so that no taskset or env
                 # is exec'd between the spawn and the server.
                 cmd env TOKIO_WORKER_THREADS="$w" taskset -c "$SERVER_CORE" "$BIN/driver" cold-start "$name" \
-                    "$SWEEP_COLD_RUNS" --prefix sweep_ --param "$w" -- "$BIN/${EXE[$name]}" >>"$RESULTS"
+                    "$SWEEP_COLD_RUNS" --prefix sweep_ --param "$w" -- "${STDIO_BIN[$name]}" >>"$RESULTS"
                 check_after "sweep round $round, $w workers, stdio, $name"
             done
         done

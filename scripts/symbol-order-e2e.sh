@@ -15,7 +15,8 @@
 # Then the README's static recipe the same way: glibc linked in
 # (`-C target-feature=+crt-static`, for the host's triple named with
 # `--target`), ordered, with packed relative relocations; checked to be a
-# static-pie binary with no program interpreter that answers.
+# static-pie binary with no program interpreter that answers, and to list
+# every variant of glibc's memmove, not only the one the trace ran.
 # Exits 3 when valgrind is missing and cannot be installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,6 +97,14 @@ case "$triple" in
     if grep -q 'Requesting program interpreter' <<<"$program"; then fail "the static build has a program interpreter"; fi
     grep -Eq 'Type:[[:space:]]+DYN' <<<"$header" || fail "the static build is not position-independent"
     grep -q '(RELR)' <<<"$dynamic" || fail "the static build's relative relocations are not packed"
+    # glibc, linked in, picks memmove's variant by the CPU (valgrind's has no
+    # AVX-512): every variant the binary has is listed, not only the traced one.
+    variants='^__memmove_(sse2|ssse3|avx|avx2|avx512|evex|erms)'
+    nm --defined-only "$static" | awk '$2 ~ /^[tT]$/ { print $3 }' | grep -E "$variants" | sort >"$work/have.txt" || true
+    grep -E "$variants" "$work/order.txt" | sort >"$work/listed.txt" || true
+    [ "$(wc -l <"$work/have.txt")" -ge 2 ] || fail "the static build has fewer than two variants of memmove"
+    cmp -s "$work/have.txt" "$work/listed.txt" ||
+      fail "the ordering file does not list every variant of memmove: $(comm -23 "$work/have.txt" "$work/listed.txt" | tr '\n' ' ')"
     say "ok, linked static: $ran functions listed, $missing not found at the link, static-pie, the relinked server answers"
     ;;
   *) say "the static recipe is checked on x86_64 Linux with glibc; $triple skipped" ;;

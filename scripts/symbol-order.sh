@@ -66,7 +66,7 @@ send | valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/trace
 # object ran. Which order they are linked in matters little: together, they
 # fill the fewest pages.
 python3 - "$work/trace" "$(readlink -f "$binary")" "$work/order" <<'PY'
-import re, sys
+import re, subprocess, sys
 trace, binary, out = sys.argv[1], sys.argv[2], sys.argv[3]
 names, objects, current, seen, order = {}, {}, None, set(), []
 for line in open(trace, encoding="utf-8", errors="replace"):
@@ -90,8 +90,39 @@ for line in open(trace, encoding="utf-8", errors="replace"):
         if m.group(1) == "fn" and current == binary and real and name not in seen:
             seen.add(name)
             order.append(name)
+# glibc picks a string function's variant (memcpy for SSE2, AVX2, EVEX,
+# AVX-512...) by the CPU it runs on, and valgrind's CPU is not the host's (it
+# has no AVX-512): the variant that ran under the trace may not be the one
+# that runs. A binary that links glibc in has all of them: every variant of
+# each family that ran is listed after the rest. A variant may have other
+# names at its address (memmove's are memcpy's), whose families count too.
+variant = re.compile(
+    r"^(__\w+?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|generic|fma4|fma)(?:_|$)")
+ran, added = len(order), 0
+if any(map(variant.match, order)):
+    try:
+        nm = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        nm = ""
+        print("the variants of glibc's string functions are not listed: nm (binutils) did not run", file=sys.stderr)
+    functions = [p for p in (line.split() for line in nm.splitlines()) if len(p) == 3 and p[1] in "tTiW"]
+    at = {}
+    for address, _, name in functions:
+        at.setdefault(address, []).append(name)
+    families = set()
+    for address, _, name in functions:
+        if name in seen and variant.match(name):
+            families.update(m.group(1) for m in map(variant.match, at[address]) if m)
+    for _, _, name in functions:
+        m = variant.match(name)
+        if m and m.group(1) in families and name not in seen:
+            seen.add(name)
+            order.append(name)
+            added += 1
+    if added:
+        print(f"{added} variants of glibc's string functions that ran are listed as well", file=sys.stderr)
 open(out, "w").write("".join(n + "\n" for n in order))
-print(f"{len(order)} functions of {binary} ran", file=sys.stderr)
+print(f"{ran} functions of {binary} ran", file=sys.stderr)
 if not order:
     sys.exit(1)
 PY

@@ -1013,30 +1013,40 @@ fn sweep_section(t: &Table) -> String {
          wrk (core 0) with 64 keep-alive connections against ours, rmcp, the ceiling (C) and the axum ceiling (D: \
          the ceiling's work as a one-route axum `Router`, served through the same accept loop), and the server's \
          peak RSS (VmHWM) after it. The stdio row `all` pools the runs of every worker count: a stdio server runs \
-         on one thread whatever `w` is, so they are runs of the same program.\n\n",
+         on one thread whatever `w` is, so they are runs of the same program. **A'** is ours and **raw static** the \
+         raw loop, built by the README's release recipe for Linux (\"A smaller binary\": glibc linked in, a \
+         static-pie binary; ours traced with `scripts/symbol-order.sh`, its start-up's functions linked first and \
+         its relocations packed; `bash bench/order.sh build`). **raw** and **A** are built the default way.\n\n",
     );
-    md.push_str("| workers | metric | raw | A ours | B rmcp | A/raw | A/B |\n|---|---|---|---|---|---|---|\n");
+    md.push_str(
+        "| workers | metric | raw | raw static | A ours | A' ours, recipe | B rmcp | A/raw | A'/raw | A'/raw static | A/B |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
     let stdio = [
         ("sweep_stdio_rps", "stdio requests/s"),
         ("sweep_stdio_peak_rss_kib", "stdio peak RSS KiB"),
         ("sweep_cold_start_ms", "cold start ms"),
     ];
-    sweep_rows(&mut md, t, &workers, &["raw"], &stdio);
+    let stdio_ratios = [
+        ("ours", "raw"),
+        ("recipe", "raw"),
+        ("recipe", "raw-static"),
+        ("ours", "rmcp"),
+    ];
+    let stdio_columns = ["raw", "raw-static", "ours", "recipe", "rmcp"];
+    sweep_rows(&mut md, t, &workers, &stdio_columns, &stdio_ratios, &stdio);
     // A stdio server runs on one thread whatever `w` is: every count's runs
-    // measure the same two programs, and pooled they are one larger sample.
+    // measure the same program, and pooled they are one larger sample.
     let rps = |server| pooled(t, "sweep_stdio_rps", server, &workers);
-    let (raw, ours, rmcp) = (rps("raw"), rps("ours"), rps("rmcp"));
-    let median = |s: &Option<Stats>| s.as_ref().map(Stats::median);
-    writeln!(
-        md,
-        "| all | stdio requests/s, every count's runs pooled | {} | {} | {} | {} | {} |",
-        stats_cell(raw.as_ref()),
-        stats_cell(ours.as_ref()),
-        stats_cell(rmcp.as_ref()),
-        fmt_ratio(ratio(median(&ours), median(&raw))),
-        fmt_ratio(ratio(median(&ours), median(&rmcp))),
-    )
-    .unwrap();
+    let median = |server| rps(server).as_ref().map(Stats::median);
+    md.push_str("| all | stdio requests/s, every count's runs pooled |");
+    for server in stdio_columns {
+        write!(md, " {} |", stats_cell(rps(server).as_ref())).unwrap();
+    }
+    for (a, b) in stdio_ratios {
+        write!(md, " {} |", fmt_ratio(ratio(median(a), median(b)))).unwrap();
+    }
+    md.push('\n');
     md.push_str(
         "\n| workers | HTTP, 64 conns | C ceiling | D axum | A ours | B rmcp | A/C | A/D | A/B |\n\
          |---|---|---|---|---|---|---|---|---|\n",
@@ -1045,7 +1055,14 @@ fn sweep_section(t: &Table) -> String {
         ("sweep_http_rps", "requests/s"),
         ("sweep_http_peak_rss_kib", "peak RSS KiB"),
     ];
-    sweep_rows(&mut md, t, &workers, &["ceiling", "axum"], &http);
+    sweep_rows(
+        &mut md,
+        t,
+        &workers,
+        &["ceiling", "axum", "ours", "rmcp"],
+        &[("ours", "ceiling"), ("ours", "axum"), ("ours", "rmcp")],
+        &http,
+    );
     md.push('\n');
     md
 }
@@ -1060,32 +1077,48 @@ fn pooled(t: &Table, metric: &str, server: &str, workers: &[String]) -> Option<S
     (!values.is_empty()).then_some(Stats { values })
 }
 
-/// One row per worker count and metric: each of `floors`, ours and rmcp,
-/// and ours against each of them.
-fn sweep_rows(md: &mut String, t: &Table, workers: &[String], floors: &[&str], metrics: &[(&str, &str)]) {
+/// One row per worker count and metric: the median of each of `columns`,
+/// then each `(a, b)` of `ratios` as a/b.
+fn sweep_rows(
+    md: &mut String,
+    t: &Table,
+    workers: &[String],
+    columns: &[&str],
+    ratios: &[(&str, &str)],
+    metrics: &[(&str, &str)],
+) {
     for w in workers {
         for (metric, label) in metrics {
-            let a = med(t, metric, "ours", w);
             write!(md, "| {w} | {label} |").unwrap();
-            for floor in floors {
-                write!(md, " {} |", cell(t, metric, floor, w)).unwrap();
+            for server in columns {
+                write!(md, " {} |", cell(t, metric, server, w)).unwrap();
             }
-            write!(md, " {} | {} |", cell(t, metric, "ours", w), cell(t, metric, "rmcp", w)).unwrap();
-            for floor in floors {
-                write!(md, " {} |", fmt_ratio(ratio(a, med(t, metric, floor, w)))).unwrap();
+            for (a, b) in ratios {
+                write!(
+                    md,
+                    " {} |",
+                    fmt_ratio(ratio(med(t, metric, a, w), med(t, metric, b, w)))
+                )
+                .unwrap();
             }
-            writeln!(md, " {} |", fmt_ratio(ratio(a, med(t, metric, "rmcp", w)))).unwrap();
+            md.push('\n');
         }
     }
 }
 
-/// A target of the sweep: ours over `base` for `metric` at every worker
+/// A target of the sweep: `server` over `base` for `metric` at every worker
 /// count, compared with `bound` (`at_least`: ≥, else ≤).
-fn sweep_target(t: &Table, what: &'static str, metric: &str, base: &str, bound: f64, at_least: bool) -> Target {
+fn sweep_target(
+    t: &Table,
+    what: &'static str,
+    (metric, server, base): (&str, &str, &str),
+    bound: f64,
+    at_least: bool,
+) -> Target {
     let workers = sweep_workers(t);
     let ratios: Vec<(&String, Option<f64>)> = workers
         .iter()
-        .map(|w| (w, ratio(med(t, metric, "ours", w), med(t, metric, base, w))))
+        .map(|w| (w, ratio(med(t, metric, server, w), med(t, metric, base, w))))
         .collect();
     let measured: Vec<String> = ratios.iter().map(|(w, r)| format!("{w}: {}", fmt_ratio(*r))).collect();
     let met = if ratios.iter().all(|(_, r)| r.is_none()) {
@@ -1311,40 +1344,70 @@ fn report(raw: &Path, out: &Path, criterion: &Path) -> Result<()> {
         sweep_target(
             &t,
             "sweep, stdio: requests/s ≥ 0.9× raw-stdio at every worker count",
-            "sweep_stdio_rps",
-            "raw",
+            ("sweep_stdio_rps", "ours", "raw"),
             0.9,
             true,
         ),
         sweep_target(
             &t,
             "sweep, stdio: peak RSS ≤ 1.2× raw-stdio's at every worker count",
-            "sweep_stdio_peak_rss_kib",
-            "raw",
+            ("sweep_stdio_peak_rss_kib", "ours", "raw"),
             1.2,
             false,
         ),
         sweep_target(
             &t,
             "sweep: cold start ≤ 1.2× raw-stdio's at every worker count",
-            "sweep_cold_start_ms",
-            "raw",
+            ("sweep_cold_start_ms", "ours", "raw"),
+            1.2,
+            false,
+        ),
+        sweep_target(
+            &t,
+            "sweep, stdio, ours by the release recipe (A'): requests/s ≥ 0.9× raw-stdio at every worker count",
+            ("sweep_stdio_rps", "recipe", "raw"),
+            0.9,
+            true,
+        ),
+        sweep_target(
+            &t,
+            "sweep, stdio, A': peak RSS ≤ 1.2× raw-stdio's at every worker count",
+            ("sweep_stdio_peak_rss_kib", "recipe", "raw"),
+            1.2,
+            false,
+        ),
+        sweep_target(
+            &t,
+            "sweep, A': cold start ≤ 1.2× raw-stdio's at every worker count",
+            ("sweep_cold_start_ms", "recipe", "raw"),
+            1.2,
+            false,
+        ),
+        sweep_target(
+            &t,
+            "sweep, stdio, A': peak RSS ≤ 1.2× raw-stdio's linked the same way (raw static) at every worker count",
+            ("sweep_stdio_peak_rss_kib", "recipe", "raw-static"),
+            1.2,
+            false,
+        ),
+        sweep_target(
+            &t,
+            "sweep, A': cold start ≤ 1.2× raw-stdio's linked the same way (raw static) at every worker count",
+            ("sweep_cold_start_ms", "recipe", "raw-static"),
             1.2,
             false,
         ),
         sweep_target(
             &t,
             "sweep, HTTP 64 conns: requests/s ≥ 0.9× the axum ceiling (D) at every worker count",
-            "sweep_http_rps",
-            "axum",
+            ("sweep_http_rps", "ours", "axum"),
             0.9,
             true,
         ),
         sweep_target(
             &t,
             "sweep, HTTP 64 conns: requests/s ≥ 0.9× the plain-hyper ceiling (C) at every worker count",
-            "sweep_http_rps",
-            "ceiling",
+            ("sweep_http_rps", "ours", "ceiling"),
             0.9,
             true,
         ),

@@ -8,8 +8,10 @@
 # pipes (the way a host spawns it, so the transport's pipe path is the one
 # traced). It reads REQUESTS, one JSON-RPC message a line (by default a
 # `server/discover` and a `tools/list` of revision 2026-07-28); then its stdin
-# closes and it exits. The names go to FILE (by default standard output), the
-# count to standard error.
+# closes and it exits. A binary with glibc linked in is then started once
+# more, natively, for half a second, to read which variants of the string
+# functions glibc picked for this CPU (valgrind's differs). The names go to
+# FILE (by default standard output), the counts to standard error.
 #
 # Link the same build with the file, and the code a server runs lies together
 # at the start of `.text` instead of over the whole binary (the README's "A
@@ -65,9 +67,9 @@ send | valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/trace
 # follows its `fn=` line, so every name that has one inside the binary's
 # object ran. Which order they are linked in matters little: together, they
 # fill the fewest pages.
-python3 - "$work/trace" "$(readlink -f "$binary")" "$work/order" <<'PY'
-import re, subprocess, sys
-trace, binary, out = sys.argv[1], sys.argv[2], sys.argv[3]
+python3 - "$work/trace" "$(readlink -f "$binary")" "$work/order" "$@" <<'PY'
+import re, subprocess, sys, time
+trace, binary, out, command = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 names, objects, current, seen, order = {}, {}, None, set(), []
 for line in open(trace, encoding="utf-8", errors="replace"):
     line = line.strip()
@@ -93,34 +95,68 @@ for line in open(trace, encoding="utf-8", errors="replace"):
 # glibc picks a string function's variant (memcpy for SSE2, AVX2, EVEX,
 # AVX-512...) by the CPU it runs on, and valgrind's CPU is not the host's (it
 # has no AVX-512): the variant that ran under the trace may not be the one
-# that runs. A binary that links glibc in has all of them: every variant of
-# each family that ran is listed after the rest. A variant may have other
-# names at its address (memmove's are memcpy's), whose families count too.
-variant = re.compile(
-    r"^(__\w+?)_(?:sse2|ssse3|sse4_1|sse4_2|sse42|avx|avx2|avx512|evex|evex512|erms|generic|fma4|fma)(?:_|$)")
+# that runs. A binary that links glibc in picks them at start-up, through its
+# IRELATIVE relocations: the binary is started once more, natively, and the
+# functions its slots hold then (read from /proc) are listed after the rest.
+def picked():
+    """The link-time addresses the IRELATIVE slots hold in a native run,
+    [] when the binary has none, None when they could not be read."""
+    try:
+        relocs = subprocess.run(["readelf", "-rW", binary], capture_output=True, text=True, check=True).stdout
+        header = subprocess.run(["readelf", "-hW", binary], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    slots = [int(line.split()[0], 16) for line in relocs.splitlines() if "IRELATIV" in line]
+    if not slots:
+        return []
+    pie = re.search(r"Type:\s+DYN", header) is not None
+    run = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        # The slots are filled before main; stdin stays open, so it waits.
+        time.sleep(0.5)
+        base = 0
+        if pie:
+            with open(f"/proc/{run.pid}/maps") as maps:
+                for line in maps:
+                    fields = line.split()
+                    if len(fields) >= 6 and fields[5] == binary and int(fields[2], 16) == 0:
+                        base = int(fields[0].split("-")[0], 16)
+                        break
+        with open(f"/proc/{run.pid}/mem", "rb") as mem:
+            found = []
+            for slot in slots:
+                mem.seek(base + slot)
+                found.append(int.from_bytes(mem.read(8), "little") - base)
+            return found
+    except (OSError, ValueError):
+        return None
+    finally:
+        run.kill()
+        run.wait()
+
 ran, added = len(order), 0
-if any(map(variant.match, order)):
+addresses = picked()
+if addresses is None:
+    print("the string functions glibc picks for this CPU are not listed: the binary's run could not be read",
+          file=sys.stderr)
+elif addresses:
     try:
         nm = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         nm = ""
-        print("the variants of glibc's string functions are not listed: nm (binutils) did not run", file=sys.stderr)
-    functions = [p for p in (line.split() for line in nm.splitlines()) if len(p) == 3 and p[1] in "tTiW"]
-    at = {}
-    for address, _, name in functions:
-        at.setdefault(address, []).append(name)
-    families = set()
-    for address, _, name in functions:
-        if name in seen and variant.match(name):
-            families.update(m.group(1) for m in map(variant.match, at[address]) if m)
-    for _, _, name in functions:
-        m = variant.match(name)
-        if m and m.group(1) in families and name not in seen:
-            seen.add(name)
-            order.append(name)
+        print("the string functions glibc picks for this CPU are not listed: nm (binutils) did not run",
+              file=sys.stderr)
+    wanted, listed = set(addresses), 0
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) != 3 or parts[1] not in "tTW" or int(parts[0], 16) not in wanted:
+            continue
+        listed += 1
+        if parts[2] not in seen:
+            seen.add(parts[2])
+            order.append(parts[2])
             added += 1
-    if added:
-        print(f"{added} variants of glibc's string functions that ran are listed as well", file=sys.stderr)
+    print(f"{listed} functions glibc picked for this CPU are listed, {added} of them not traced", file=sys.stderr)
 open(out, "w").write("".join(n + "\n" for n in order))
 print(f"{ran} functions of {binary} ran", file=sys.stderr)
 if not order:

@@ -106,11 +106,17 @@ def picked():
         header = subprocess.run(["readelf", "-hW", binary], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    slots = [int(line.split()[0], 16) for line in relocs.splitlines() if "IRELATIV" in line]
+    try:
+        slots = [int(line.split()[0], 16) for line in relocs.splitlines() if "IRELATIV" in line]
+    except (IndexError, ValueError):
+        return None
     if not slots:
         return []
     pie = re.search(r"Type:\s+DYN", header) is not None
-    run = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
     try:
         # The slots are filled before main; stdin stays open, so it waits.
         time.sleep(0.5)
@@ -156,7 +162,11 @@ elif addresses:
             seen.add(parts[2])
             order.append(parts[2])
             added += 1
-    print(f"{listed} functions glibc picked for this CPU are listed, {added} of them not traced", file=sys.stderr)
+    if listed:
+        print(f"{listed} functions glibc picked for this CPU are listed, {added} of them not traced", file=sys.stderr)
+    else:
+        print("the string functions glibc picks for this CPU are not listed: no function lies where the "
+              "binary's run pointed", file=sys.stderr)
 open(out, "w").write("".join(n + "\n" for n in order))
 print(f"{ran} functions of {binary} ran", file=sys.stderr)
 if not order:

@@ -85,9 +85,11 @@ triple=$(rustc -vV | awk '/^host:/ { print $2 }')
 sorder=$PWD/$dir/order-static.txt
 : >"$sorder"
 sflags="-C target-feature=+crt-static -C link-arg=-Wl,--symbol-ordering-file=$sorder -C link-arg=-Wl,--no-warn-symbol-ordering"
-sbuild() {
+# Ours and the raw loop linked static, into the target directory $1 with the
+# flags $2 (both sources touched, so that both link again).
+static_build() {
   touch bench/src/bin/ours.rs bench/src/bin/raw_stdio.rs
-  CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo build -q --release --target "$triple" -p mcp-bench --features full \
+  CARGO_TARGET_DIR=$1 RUSTFLAGS="$2" cargo build -q --release --target "$triple" -p mcp-bench --features full \
     --bin ours --bin raw-stdio
 }
 # The raw loop goes through the same recipe as ours, so that the two compare
@@ -98,9 +100,9 @@ trace_both() { # ORDER-FILE RELEASE-DIR
   bash scripts/symbol-order.sh -i "$dir/requests.jsonl" -o "$1.raw" -- "$2/raw-stdio"
   awk '!seen[$0]++' "$1.ours" "$1.raw" >"$1"
 }
-sbuild
+static_build "$dir" "$sflags"
 trace_both "$sorder" "$dir/$triple/release"
-sbuild
+static_build "$dir" "$sflags"
 for bin in ours raw-stdio; do
   touch "bench/src/bin/${bin//-/_}.rs"
   CARGO_TARGET_DIR=$dir RUSTFLAGS="$sflags" cargo rustc -q --release --target "$triple" -p mcp-bench --features full \
@@ -116,14 +118,9 @@ forder=$fdir/order.txt
 mkdir -p "$fdir"
 : >"$forder"
 fflags="-C target-feature=+crt-static -C relocation-model=static -C link-arg=-Wl,--symbol-ordering-file=$forder -C link-arg=-Wl,--no-warn-symbol-ordering"
-fbuild() {
-  touch bench/src/bin/ours.rs bench/src/bin/raw_stdio.rs
-  CARGO_TARGET_DIR=$fdir RUSTFLAGS="$fflags" cargo build -q --release --target "$triple" -p mcp-bench --features full \
-    --bin ours --bin raw-stdio
-}
-fbuild
+static_build "$fdir" "$fflags"
 trace_both "$forder" "$fdir/$triple/release"
-fbuild
+static_build "$fdir" "$fflags"
 ln -f "$fdir/$triple/release/raw-stdio" "$dir/raw-fixed"
 ln -f "$fdir/$triple/release/ours" "$dir/ours-fixed-ordered"
 [[ $mode == build ]] && exit 0

@@ -273,7 +273,7 @@ impl Connection {
                 Ok(std::task::Poll::Pending) => {}
                 Err(message) => {
                     tracing::error!(%id, "serving the request panicked: {message}");
-                    let error = crate::error::McpError::internal("Internal error: serving the request panicked");
+                    let error = crate::error::McpError::internal(crate::dispatch::PANICKED);
                     let _ = self.outbound.send(Reply::error(Some(&id), &error).body);
                     return;
                 }

@@ -238,6 +238,10 @@ async fn observed(server: &Server, request: &Request, scope: &mut Scope, span: t
     reply(request, outcome)
 }
 
+/// The message a request is answered with when serving it panicked outside
+/// its handler (a handler's own panic names the tool, prompt or resource).
+pub(crate) const PANICKED: &str = "Internal error: serving the request panicked";
+
 /// An observed request until it is answered. Dropped before (its future
 /// dropped: the client cancelled it or went away, or the server stopped),
 /// it ends the observation as `cancelled`, so that the metric counts every
@@ -263,7 +267,7 @@ impl Drop for Watch {
             let ended = if std::thread::panicking() {
                 // Unwinding: the request is answered -32603 where the
                 // panic is caught.
-                Some(Err((-32603, "Internal error: serving the request panicked")))
+                Some(Err((crate::error::ErrorCode::INTERNAL_ERROR.0, PANICKED)))
             } else {
                 self.unanswered()
             };

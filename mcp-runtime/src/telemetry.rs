@@ -323,7 +323,7 @@ impl Observed {
     ) -> Observed {
         if !span.is_disabled() {
             #[cfg(feature = "otel")]
-            imp::continue_trace(&span, params, headers.and_then(crate::headers::trace_context).as_ref());
+            imp::continue_trace(&span, params, headers);
             if let Some(network) = network {
                 span.record("network.transport", network);
             }
@@ -658,14 +658,18 @@ pub(crate) mod imp {
     pub fn continue_trace(
         span: &tracing::Span,
         params: Option<&serde_json::value::RawValue>,
-        http_trace: Option<&crate::headers::TraceContext<'_>>,
+        headers: Option<&http::HeaderMap>,
     ) {
         use tracing_opentelemetry::OpenTelemetrySpanExt;
         let from_meta = params
             .and_then(|p| serde_json::from_str::<Params<'_>>(p.get()).ok())
             .and_then(|p| p.meta)
             .and_then(|meta| extract(meta.traceparent.as_deref()?, meta.tracestate.as_deref()));
-        let parent = from_meta.or_else(|| http_trace.and_then(|t| extract(t.parent, t.state.as_deref())));
+        // The headers are read only when `_meta` names no parent.
+        let parent = from_meta.or_else(|| {
+            let trace = crate::headers::trace_context(headers?)?;
+            extract(trace.parent, trace.state.as_deref())
+        });
         if let Some(parent) = parent {
             let _ = span.set_parent(parent);
         }

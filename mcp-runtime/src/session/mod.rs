@@ -629,37 +629,71 @@ impl Session {
             }
             waiting.push((key.clone(), rx, span));
         }
+        // Waited for together: an error answer to one fails the call at
+        // once, not after the others were answered or timed out.
+        let mut waiting: Vec<_> = waiting.into_iter().map(Some).collect();
         let mut answers = Map::new();
-        for (key, rx, span) in waiting {
-            let answer = match wait {
-                Some(wait) => tokio::time::timeout(wait, rx).await,
-                None => Ok(rx.await),
-            };
-            match answer {
-                Ok(Ok(Ok(value))) => {
-                    answers.insert(key, value);
+        let all = std::future::poll_fn(|cx| {
+            let mut left = false;
+            for slot in waiting.iter_mut() {
+                let Some((_, rx, _)) = slot else { continue };
+                let answer = match std::future::Future::poll(std::pin::Pin::new(rx), cx) {
+                    std::task::Poll::Pending => {
+                        left = true;
+                        continue;
+                    }
+                    std::task::Poll::Ready(answer) => answer,
+                };
+                let Some((key, _, span)) = slot.take() else { continue };
+                match answer {
+                    Ok(Ok(value)) => {
+                        answers.insert(key, value);
+                    }
+                    Ok(Err(error)) => {
+                        let message = error
+                            .get("message")
+                            .and_then(Value::as_str)
+                            .unwrap_or("error")
+                            .to_owned();
+                        let code = error.get("code").and_then(Value::as_i64).unwrap_or_default();
+                        crate::telemetry::record_error(&span, &code, &message);
+                        span.record("rpc.response.status_code", tracing::field::display(code));
+                        return std::task::Poll::Ready(Err(McpError::internal(format!(
+                            "the client answered {key:?} with an error: {message}"
+                        ))));
+                    }
+                    Err(_) if self.asks_closed.load(Ordering::Acquire) => {
+                        crate::telemetry::record_error(&span, &"closed", "no answer");
+                        return std::task::Poll::Ready(Err(gone()));
+                    }
+                    // Its sender dropped unanswered (the client's stream went).
+                    Err(_) => {
+                        crate::telemetry::record_error(&span, &"closed", "no answer");
+                        return std::task::Poll::Ready(Err(McpError::internal(format!(
+                            "the client did not answer {key:?}"
+                        ))));
+                    }
                 }
-                Ok(Ok(Err(error))) => {
-                    let message = error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("error")
-                        .to_owned();
-                    let code = error.get("code").and_then(Value::as_i64).unwrap_or_default();
-                    crate::telemetry::record_error(&span, &code, &message);
-                    span.record("rpc.response.status_code", tracing::field::display(code));
-                    return Err(McpError::internal(format!(
-                        "the client answered {key:?} with an error: {message}"
-                    )));
+            }
+            if left {
+                std::task::Poll::Pending
+            } else {
+                std::task::Poll::Ready(Ok(()))
+            }
+        });
+        let ended = match wait {
+            Some(wait) => tokio::time::timeout(wait, all).await,
+            None => Ok(all.await),
+        };
+        match ended {
+            Ok(result) => result?,
+            Err(_) => {
+                let mut unanswered = waiting.iter().flatten();
+                let key = unanswered.next().map(|(key, _, _)| key.clone()).unwrap_or_default();
+                for (_, _, span) in waiting.iter().flatten() {
+                    crate::telemetry::record_error(span, &"timeout", "no answer");
                 }
-                Ok(Err(_)) if self.asks_closed.load(Ordering::Acquire) => {
-                    crate::telemetry::record_error(&span, &"closed", "no answer");
-                    return Err(gone());
-                }
-                Ok(Err(_)) | Err(_) => {
-                    crate::telemetry::record_error(&span, &"timeout", "no answer");
-                    return Err(McpError::internal(format!("the client did not answer {key:?} in time")));
-                }
+                return Err(McpError::internal(format!("the client did not answer {key:?} in time")));
             }
         }
         Ok(answers)
@@ -805,6 +839,27 @@ mod tests {
         assert!(s.deliver(response(&first, r#""error":{"code":-1,"message":"no"}"#)));
         assert!(asking.await.unwrap().is_err());
         assert_eq!(s.pending_len(), 0, "the two unanswered asks must not stay pending");
+    }
+
+    #[tokio::test]
+    async fn an_error_answer_to_a_later_ask_fails_the_call_at_once() {
+        let s = Arc::new(session());
+        let (tx, mut rx) = crate::outbound::stream();
+        let asking = tokio::spawn({
+            let s = s.clone();
+            async move { s.ask(&asks(2), &tx).await }
+        });
+        let _first = rx.recv().await;
+        let second = rx.recv().await;
+        // The first is never answered; the second is refused.
+        assert!(s.deliver(response(&second, r#""error":{"code":-1,"message":"no"}"#)));
+        let failed = tokio::time::timeout(Duration::from_secs(5), asking)
+            .await
+            .expect("not held until the first ask's timeout")
+            .unwrap()
+            .expect_err("a refused ask fails the call");
+        assert!(failed.message().contains("\"k1\" with an error: no"), "{failed:?}");
+        assert_eq!(s.pending_len(), 0);
     }
 
     #[tokio::test]

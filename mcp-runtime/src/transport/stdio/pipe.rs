@@ -75,7 +75,6 @@ impl AsyncRead for Pipe {
         loop {
             let mut guard = ready!(self.inner.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
-            let asked = unfilled.len();
             let result = guard.try_io(|fd| {
                 // SAFETY: reads into the initialized, unfilled part of `buf`.
                 let n = unsafe { libc::read(fd.get_ref().fd, unfilled.as_mut_ptr().cast(), unfilled.len()) };
@@ -87,14 +86,6 @@ impl AsyncRead for Pipe {
             });
             match result {
                 Ok(Ok(n)) => {
-                    // A short read drained the pipe: the next byte written to
-                    // it raises a new edge, so the readiness can be cleared
-                    // now rather than by a read that would only say
-                    // EWOULDBLOCK (one system call less per batch, as tokio's
-                    // own sockets do).
-                    if n > 0 && n < asked {
-                        guard.clear_ready();
-                    }
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }

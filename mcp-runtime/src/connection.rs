@@ -259,8 +259,19 @@ impl Connection {
                 transport: crate::dispatch::Transport::Stdio,
                 peer: None,
             };
-            let reply = crate::dispatch::handle_request(&server, &request, scope).await;
-            entry.answer(&outbound, reply.body, &task_cancel);
+            // A panic while serving it, in this first poll or a later one
+            // (on whichever thread runs the task), is answered: a client
+            // waiting for the answer would otherwise wait for ever.
+            let serving = std::pin::pin!(crate::dispatch::handle_request(&server, &request, scope));
+            let reply = match crate::panic::CatchUnwind::new(serving).await {
+                Ok(reply) => reply.body,
+                Err(message) => {
+                    tracing::error!(id = %entry.id, "serving the request panicked: {message}");
+                    let error = crate::error::McpError::internal(crate::dispatch::PANICKED);
+                    Reply::error(Some(&entry.id), &error).body
+                }
+            };
+            entry.answer(&outbound, reply, &task_cancel);
         });
         if self.inline {
             // On one thread nothing runs beside the reader anyway: a request
@@ -375,6 +386,58 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Set by the tool below once it has waited: the next span exit panics.
+    static ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+    /// A subscriber whose span exit panics once armed: code outside any
+    /// handler that panics in a later poll of a request's future.
+    struct PanicsOnExit;
+
+    impl tracing::Subscriber for PanicsOnExit {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {}
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {
+            if ARMED.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                panic!("the subscriber failed");
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_whose_serving_panics_after_it_waited_is_answered() {
+        let _subscriber = tracing::subscriber::set_default(PanicsOnExit);
+        let tool = crate::protocol::Tool {
+            name: "wait".into(),
+            input_schema: serde_json::json!({"type": "object"}),
+            ..Default::default()
+        };
+        let wait = crate::server::ToolEntry::dynamic(tool, |_args, _ctx| async {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            ARMED.store(true, std::sync::atomic::Ordering::SeqCst);
+            "waited"
+        });
+        let server = Server::builder().tool_entry(wait).build().unwrap();
+        let (outbound, mut answers) = crate::outbound::stream();
+        let mut connection = Connection::new(server, outbound);
+        connection.receive(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"wait","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(5), answers.recv())
+            .await
+            .expect("answered, not left waiting");
+        let answer: serde_json::Value = serde_json::from_slice(&answer).unwrap();
+        assert_eq!(answer["id"], 7, "{answer}");
+        assert_eq!(answer["error"]["code"], -32603, "{answer}");
+        assert_eq!(answer["error"]["message"], crate::dispatch::PANICKED, "{answer}");
+        connection.finish().await;
+    }
 
     #[tokio::test]
     async fn a_session_whose_input_ended_follows_no_resource() {

@@ -910,6 +910,31 @@ async fn anonymous_callers_are_counted_by_address() {
     }
 }
 
+/// Says how far it got at every poll, for ever, past its timeout.
+#[tool(task, timeout = "300ms")]
+async fn chatty(task: Task) -> String {
+    let mut step = 0u64;
+    loop {
+        step = step.wrapping_add(1);
+        task.status(format!("step {step}"));
+        tokio::task::yield_now().await;
+    }
+}
+
+// Two threads: were the runner never to yield, the test would still see it fail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_says_something_at_every_poll_still_times_out() {
+    let server = Server::builder().build().unwrap();
+    let (addr, _stop) = serve(server.clone()).await;
+    let id = create(addr, "chatty", json!({})).await;
+    let ended = until(addr, &id, "failed").await;
+    assert_eq!(
+        ended["error"]["message"], "Tool `chatty` timed out after 300ms and was stopped",
+        "{ended}"
+    );
+    support::eventually("the task no longer runs", || server.running_tasks() == 0).await;
+}
+
 /// Works for a minute, past its timeout.
 #[tool(task, timeout = "300ms")]
 async fn overdue(task: Task) -> String {

@@ -239,6 +239,16 @@ enum Stop {
     Gone(Option<u64>),
 }
 
+/// What a flush of the handler's status and asks came to.
+enum Flushed {
+    /// The record as written.
+    Record(Box<TaskRecord>),
+    /// Nothing to write, or the store failed (written again later).
+    Nothing,
+    /// The record expired or was removed.
+    Gone,
+}
+
 /// What is left of a task once its runner ends: its record kept until
 /// then (milliseconds since the epoch) with a result of so many bytes, or
 /// nothing.
@@ -266,26 +276,33 @@ impl Runner {
         let halt = self.runtime.halt.clone();
         let mut halted = Box::pin(halt.cancelled());
         loop {
+            // A handler that has something to write at every poll, to a
+            // store that answers at once, would keep this loop from ever
+            // yielding: now and then other tasks (and the timers) run.
+            tokio::task::consume_budget().await;
             let step = poll_fn(|cx| {
                 if let Poll::Ready(out) = Pin::new(&mut future).poll(cx) {
                     return Poll::Ready(Step::Done(Box::new(caught(out, &self.tool))));
+                }
+                // What ends the task comes before what it says: a handler
+                // that sets a status at every poll must not outrun its
+                // timeout, its record's expiry or the server's stop.
+                if halted.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Step::Halted);
+                }
+                if timeout.as_mut().is_some_and(|t| t.as_mut().poll(cx).is_ready()) {
+                    return Poll::Ready(Step::TimedOut);
+                }
+                if expiry.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Step::Expired);
+                }
+                if changed.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Step::Changed);
                 }
                 // A status or an ask from the handler, or from a task it spawned.
                 let _ = woken.as_mut().poll(cx);
                 if self.shared.is_dirty() {
                     return Poll::Ready(Step::Flush);
-                }
-                if changed.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(Step::Changed);
-                }
-                if expiry.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(Step::Expired);
-                }
-                if timeout.as_mut().is_some_and(|t| t.as_mut().poll(cx).is_ready()) {
-                    return Poll::Ready(Step::TimedOut);
-                }
-                if halted.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(Step::Halted);
                 }
                 Poll::Pending
             })
@@ -293,7 +310,15 @@ impl Runner {
             woken = Box::pin(self.shared.wake.notified());
             let record = match step {
                 Step::Done(out) => return self.finish(*out).await,
-                Step::Flush => self.flush().await,
+                Step::Flush => match self.flush().await {
+                    Flushed::Record(record) => Some(*record),
+                    Flushed::Nothing => None,
+                    // Expired or removed meanwhile: as for a change that says so.
+                    Flushed::Gone => {
+                        self.shared.cancel.cancel();
+                        return None;
+                    }
+                },
                 Step::Changed => {
                     match store.get(&id).await {
                         Ok(Some(record)) => Some(record),
@@ -416,8 +441,10 @@ impl Runner {
 
     /// Writes the status message, new input requests and withdrawn ones to
     /// the store; on a store error puts them back to be written again.
-    async fn flush(&self) -> Option<TaskRecord> {
-        let flush = self.shared.take_flush()?;
+    async fn flush(&self) -> Flushed {
+        let Some(flush) = self.shared.take_flush() else {
+            return Flushed::Nothing;
+        };
         let changed = std::sync::atomic::AtomicBool::new(false);
         let record = self
             .runtime
@@ -455,14 +482,14 @@ impl Runner {
                 if changed.load(std::sync::atomic::Ordering::Relaxed) {
                     (self.runtime.notify)(&record);
                 }
-                Some(record)
+                Flushed::Record(Box::new(record))
             }
-            Ok(None) => None,
+            Ok(None) => Flushed::Gone,
             Err(e) => {
                 tracing::warn!(task = %self.shared.id, "task store: {e}; writing again shortly");
                 self.shared.restore(flush);
                 tokio::time::sleep(RETRY).await;
-                None
+                Flushed::Nothing
             }
         }
     }

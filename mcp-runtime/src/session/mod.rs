@@ -563,8 +563,12 @@ impl Session {
         self.ask_within(requests, outbound, Some(ASK_TIMEOUT)).await
     }
 
-    /// [`ask`](Self::ask), waiting at most `wait` for each answer (`None`:
-    /// until the caller drops the future).
+    /// [`ask`](Self::ask), waiting at most `wait` for all the answers
+    /// (`None`: until the caller drops the future). The answers are waited
+    /// for together: an error answer to one ends the wait at once. Asks left
+    /// unanswered when it ends (an error, the timeout, the future dropped)
+    /// are withdrawn with `notifications/cancelled`, so that the client
+    /// stops showing them.
     pub async fn ask_within(
         &self,
         requests: &Map<String, Value>,
@@ -580,6 +584,7 @@ impl Session {
         // the caller dropping the future).
         let mut registered = Registered {
             session: self,
+            outbound,
             ids: Vec::with_capacity(requests.len()),
         };
         let mut waiting = Vec::with_capacity(requests.len());
@@ -632,10 +637,11 @@ impl Session {
         // Waited for together: an error answer to one fails the call at
         // once, not after the others were answered or timed out.
         let mut waiting: Vec<_> = waiting.into_iter().map(Some).collect();
-        let mut answers = Map::new();
+        // In the order asked, whatever the order answered.
+        let mut answered: Vec<Option<(String, Value)>> = vec![None; waiting.len()];
         let all = std::future::poll_fn(|cx| {
             let mut left = false;
-            for slot in waiting.iter_mut() {
+            for (slot, got) in waiting.iter_mut().zip(answered.iter_mut()) {
                 let Some((_, rx, _)) = slot else { continue };
                 let answer = match std::future::Future::poll(std::pin::Pin::new(rx), cx) {
                     std::task::Poll::Pending => {
@@ -646,9 +652,7 @@ impl Session {
                 };
                 let Some((key, _, span)) = slot.take() else { continue };
                 match answer {
-                    Ok(Ok(value)) => {
-                        answers.insert(key, value);
-                    }
+                    Ok(Ok(value)) => *got = Some((key, value)),
                     Ok(Err(error)) => {
                         let message = error
                             .get("message")
@@ -662,16 +666,10 @@ impl Session {
                             "the client answered {key:?} with an error: {message}"
                         ))));
                     }
-                    Err(_) if self.asks_closed.load(Ordering::Acquire) => {
-                        crate::telemetry::record_error(&span, &"closed", "no answer");
-                        return std::task::Poll::Ready(Err(gone()));
-                    }
-                    // Its sender dropped unanswered (the client's stream went).
+                    // Its sender is dropped only by `close_asks`.
                     Err(_) => {
                         crate::telemetry::record_error(&span, &"closed", "no answer");
-                        return std::task::Poll::Ready(Err(McpError::internal(format!(
-                            "the client did not answer {key:?}"
-                        ))));
+                        return std::task::Poll::Ready(Err(gone()));
                     }
                 }
             }
@@ -696,7 +694,7 @@ impl Session {
                 return Err(McpError::internal(format!("the client did not answer {key:?} in time")));
             }
         }
-        Ok(answers)
+        Ok(answered.into_iter().flatten().collect())
     }
 
     /// How many server-to-client requests wait for an answer.
@@ -706,17 +704,25 @@ impl Session {
     }
 }
 
-/// The ids one [`Session::ask`] registered; dropping it unregisters them.
+/// The ids one [`Session::ask`] registered; dropping it unregisters them,
+/// and withdraws from the client those it has not answered.
 struct Registered<'a> {
     session: &'a Session,
+    outbound: &'a Outbound,
     ids: Vec<RequestId>,
 }
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
-        let mut pending = lock(&self.session.pending);
-        for id in &self.ids {
-            pending.remove(id);
+        let unanswered: Vec<&RequestId> = {
+            let mut pending = lock(&self.session.pending);
+            self.ids.iter().filter(|id| pending.remove(*id).is_some()).collect()
+        };
+        for id in unanswered {
+            let params = serde_json::json!({"requestId": id, "reason": "no longer needed: the call it was for ended"});
+            let _ = self
+                .outbound
+                .send(jsonrpc::encode_notification("notifications/cancelled", &params));
         }
     }
 }
@@ -849,7 +855,7 @@ mod tests {
             let s = s.clone();
             async move { s.ask(&asks(2), &tx).await }
         });
-        let _first = rx.recv().await;
+        let first = rx.recv().await;
         let second = rx.recv().await;
         // The first is never answered; the second is refused.
         assert!(s.deliver(response(&second, r#""error":{"code":-1,"message":"no"}"#)));
@@ -860,6 +866,11 @@ mod tests {
             .expect_err("a refused ask fails the call");
         assert!(failed.message().contains("\"k1\" with an error: no"), "{failed:?}");
         assert_eq!(s.pending_len(), 0);
+        // The first is withdrawn: the client stops showing it.
+        let withdrawn: Value = serde_json::from_slice(&rx.recv().await).unwrap();
+        let first: Value = serde_json::from_slice(&first).unwrap();
+        assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
+        assert_eq!(withdrawn["params"]["requestId"], first["id"], "{withdrawn}");
     }
 
     #[tokio::test]

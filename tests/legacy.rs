@@ -926,6 +926,35 @@ async fn a_session_is_not_idle_while_a_request_runs() {
     assert_eq!(after.status, 200, "the session outlived its request: {}", after.body);
 }
 
+/// A session's request may not take the id of one still running (a
+/// cancellation naming it could not tell them apart): it is refused, and
+/// the running one goes on, cancellable, to its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_reusing_a_running_requests_id_is_refused() {
+    let addr = start(HttpConfig::default()).await;
+    let id = open_session(addr).await;
+    let sid = ("mcp-session-id", id.as_str());
+    let call = legacy(
+        5,
+        "tools/call",
+        json!({"name": "slow_answer", "arguments": {"ms": 800}}),
+    );
+    let running = spawn_post(addr, &[JSON, ACCEPT, sid], call);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let again = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(5, "ping", json!({}))).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let refused = &again.messages()[0];
+    validate_legacy(refused, None);
+    assert_eq!(refused["id"], 5, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let answered = running.await.unwrap();
+    let m = &answered.messages()[0];
+    assert_eq!(m["result"]["content"][0]["text"], "after 800 ms", "{m}");
+    // Free again once answered.
+    let later = http(addr, "POST", &[JSON, ACCEPT, sid], &legacy(5, "ping", json!({}))).await;
+    assert!(later.messages()[0].get("result").is_some(), "{}", later.body);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_modern_request_with_a_leftover_session_id_is_served_statelessly() {
     let addr = start(HttpConfig::default()).await;

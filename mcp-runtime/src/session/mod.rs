@@ -370,13 +370,20 @@ impl Session {
 
     /// Counts the client's request `id` among the session's running ones
     /// until the guard returned drops: a `notifications/cancelled` naming it
-    /// fires `cancel` ([`cancel_request`](Self::cancel_request)).
-    pub(crate) fn running(self: &Arc<Self>, id: RequestId, cancel: crate::cancel::Cancellation) -> Running {
-        lock(&self.running).insert(id.clone(), cancel);
-        Running {
+    /// fires `cancel` ([`cancel_request`](Self::cancel_request)). `None` when
+    /// a request with that id runs already (the client may not use an id
+    /// twice at once: a cancellation could not tell them apart).
+    pub(crate) fn running(self: &Arc<Self>, id: RequestId, cancel: crate::cancel::Cancellation) -> Option<Running> {
+        match lock(&self.running).entry(id.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => return None,
+            std::collections::hash_map::Entry::Vacant(place) => {
+                place.insert(cancel);
+            }
+        }
+        Some(Running {
             session: self.clone(),
             id,
-        }
+        })
     }
 
     /// Ends the session: its GET stream and its running requests stop, and

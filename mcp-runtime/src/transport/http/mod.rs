@@ -569,7 +569,16 @@ impl McpService {
             // A session's request stops at its `notifications/cancelled`,
             // and is not answered then (its stream ends, or 202).
             Some(session) => {
-                let running = session.running(request.id.clone(), cancel.clone());
+                let Some(running) = session.running(request.id.clone(), cancel.clone()) else {
+                    let error = crate::error::McpError::invalid_request(format!(
+                        "Invalid request: a request with id {} is still in flight",
+                        request.id
+                    ));
+                    // A session's JSON-RPC errors go with 200 (see above).
+                    let mut refused = Reply::error(Some(&request.id), &error);
+                    refused.status = 200;
+                    return json_reply(refused);
+                };
                 let cancelled = cancel.clone();
                 crate::boxed::boxed!(async move {
                     let _running = running;

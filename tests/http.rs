@@ -1020,6 +1020,14 @@ async fn the_configured_principal_header_reaches_the_handler_whatever_its_case()
     );
     let (_, v) = call(s.addr, 2, "tools/call", Some("whoami"), json!({"name": "whoami"})).await;
     assert_eq!(v["result"]["content"][0]["text"], json!("principal: None"), "{v}");
+    // Twice (the client's own, then a proxy's added after it): neither is taken.
+    headers.push(("X-Authenticated-User".to_owned(), "mallory".to_owned()));
+    let a = post(s.addr, &headers, rpc(3, "tools/call", json!({"name": "whoami"}))).await;
+    let v = assert_error(&a, None, StatusCode::BAD_REQUEST, -32600, None);
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("more than once"),
+        "{v}"
+    );
 }
 
 // ---------------------------------------------------------------- hardening

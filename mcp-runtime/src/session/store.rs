@@ -196,10 +196,15 @@ impl SessionStore {
         map.add(id, session, caller);
     }
 
-    /// The live session with this id.
-    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+    /// The live session with this id, if `owner` opened it (another
+    /// principal's session is as good as unknown, and its idle time is not
+    /// reset by the asking).
+    pub fn get(&self, id: &str, owner: Option<&str>) -> Option<Arc<Session>> {
         let mut map = lock(&self.sessions);
         let session = map.by_id.get(id)?.0.clone();
+        if !session.owned_by(owner) {
+            return None;
+        }
         if session.idle_for() < self.idle_timeout {
             session.touch();
             return Some(session);
@@ -267,13 +272,31 @@ mod tests {
     }
 
     #[test]
+    fn another_principals_session_is_not_found_nor_kept_alive() {
+        let store = SessionStore::new(Duration::from_millis(150), 100, 0);
+        let session = with_id("s");
+        session.set_owner("alice");
+        store.insert(session, "alice");
+        assert!(store.get("s", None).is_none(), "anonymous");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(store.get("s", Some("bob")).is_none(), "bob");
+        std::thread::sleep(Duration::from_millis(100));
+        // Bob's asking did not reset its idle time: 200 ms idle is past 150.
+        assert!(store.get("s", Some("alice")).is_none(), "expired");
+        let fresh = with_id("t");
+        fresh.set_owner("alice");
+        store.insert(fresh, "alice");
+        assert!(store.get("t", Some("alice")).is_some());
+    }
+
+    #[test]
     fn no_bound_per_caller_keeps_every_session_of_one_caller() {
         let store = SessionStore::new(Duration::from_secs(60), 100, 0);
         for id in ["a", "b", "c"] {
             store.insert(with_id(id), "10.0.0.1");
         }
         assert!(
-            ["a", "b", "c"].iter().all(|id| store.get(id).is_some()),
+            ["a", "b", "c"].iter().all(|id| store.get(id, None).is_some()),
             "0 bounds nothing"
         );
         let bounded = SessionStore::new(Duration::from_secs(60), 100, 2);
@@ -282,7 +305,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert!(
-            bounded.get("a").is_none() && bounded.get("c").is_some(),
+            bounded.get("a", None).is_none() && bounded.get("c", None).is_some(),
             "2: the oldest made room"
         );
     }
@@ -297,18 +320,21 @@ mod tests {
             store.insert(s, caller);
             std::thread::sleep(Duration::from_millis(5));
         }
-        assert!(store.get("b1").is_some(), "b1 is used again: b2 is b's longest idle");
+        assert!(
+            store.get("b1", None).is_some(),
+            "b1 is used again: b2 is b's longest idle"
+        );
         store.insert(with_id("a2"), "a");
-        assert!(store.get("b2").is_none());
+        assert!(store.get("b2", None).is_none());
         assert!(kept[2].ended.is_cancelled(), "the evicted session ended");
         for id in ["a1", "b1", "b3", "a2"] {
-            assert!(store.get(id).is_some(), "{id}");
+            assert!(store.get(id, None).is_some(), "{id}");
         }
         // The unknown caller ("") is bounded in all only, not each.
         let anonymous = SessionStore::new(Duration::from_secs(60), 100, 1);
         anonymous.insert(with_id("x1"), "");
         anonymous.insert(with_id("x2"), "");
-        assert!(anonymous.get("x1").is_some() && anonymous.get("x2").is_some());
+        assert!(anonymous.get("x1", None).is_some() && anonymous.get("x2", None).is_some());
     }
 
     #[test]
@@ -321,7 +347,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(120));
         // Full; y1 is idle past its time: it goes, not x's longest idle.
         store.insert(with_id("z1"), "z");
-        assert!(store.get("x1").is_some() && store.get("x2").is_some());
+        assert!(store.get("x1", None).is_some() && store.get("x2", None).is_some());
         assert_eq!(store.counts().0, 3);
         assert_eq!(store.counts().1, 2, "y1 and its caller are gone");
         assert!(store.remove("z1") && !store.remove("z1"));

@@ -100,7 +100,10 @@ pub struct HttpConfig {
     pub path: String,
     /// A header naming the authenticated principal, set by an authenticating
     /// proxy in front of the server (for example `x-authenticated-user`).
-    /// `requestState` is bound to it. `None` (the default): no principal.
+    /// `requestState` is bound to it. A request that carries it more than
+    /// once is refused (400): a proxy that adds its value after the
+    /// client's own would otherwise leave the client's first. `None` (the
+    /// default): no principal.
     pub principal_header: Option<String>,
     /// Legacy (2025-11-25) sessions idle longer than this are dropped (default 30 minutes).
     pub session_idle: Duration,
@@ -300,20 +303,26 @@ impl McpService {
                 // proxy in front says in `principal_header`.
                 let principal = match &identity {
                     Some(token) => Some(token.subject.clone()),
-                    None => self
-                        .config
-                        .principal_header
-                        .as_deref()
-                        .and_then(|h| header_text(&headers, h))
-                        .map(Cow::into_owned),
+                    None => match self.config.principal_header.as_deref() {
+                        // Twice: a proxy that adds its own after the client's
+                        // would leave the client's first. Neither is trusted.
+                        Some(h) if headers.get_all(h).iter().nth(1).is_some() => {
+                            let e = crate::error::McpError::invalid_request(format!(
+                                "Bad Request: the {h} header was sent more than once"
+                            ));
+                            break 'answer error_response(StatusCode::BAD_REQUEST, &e);
+                        }
+                        Some(h) => header_text(&headers, h).map(Cow::into_owned),
+                        None => None,
+                    },
                 };
                 // A legacy session named by `Mcp-Session-Id`: found, unknown, or none.
                 let (session, unknown_session) = match header_text(&headers, &SESSION_ID) {
                     None => (None, false),
-                    Some(id) => match self.sessions.get(&id) {
-                        // Another principal's session is as good as unknown.
-                        Some(s) if s.owned_by(principal.as_deref()) => (Some(s), false),
-                        _ => (None, true),
+                    // Another principal's session is as good as unknown.
+                    Some(id) => match self.sessions.get(&id, principal.as_deref()) {
+                        Some(s) => (Some(s), false),
+                        None => (None, true),
                     },
                 };
                 // A session's GET and DELETE speak its revision.

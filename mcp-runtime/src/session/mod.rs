@@ -47,9 +47,13 @@ pub struct Session {
     log_level: Mutex<Option<LoggingLevel>>,
     subscriptions: Mutex<Subscribed>,
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Answer>>>,
+    /// The last asks withdrawn unanswered (at most [`WITHDRAWN_KEPT`]): a
+    /// client that answered one as it was withdrawn is not told off.
+    withdrawn: Mutex<std::collections::VecDeque<RequestId>>,
     /// The client's requests running over HTTP, which a
-    /// `notifications/cancelled` of the session stops.
-    running: Mutex<HashMap<RequestId, crate::cancel::Cancellation>>,
+    /// `notifications/cancelled` of the session stops, each with the
+    /// number that tells it from a later request of the same id.
+    running: Mutex<HashMap<RequestId, (u64, crate::cancel::Cancellation)>>,
     /// The GET stream open now, ended when another takes its place or the
     /// session ends: a message goes out on one stream, never on two.
     stream: Mutex<Option<crate::cancel::Cancellation>>,
@@ -107,11 +111,19 @@ impl Drop for OpenStream {
 pub(crate) struct Running {
     session: Arc<Session>,
     id: RequestId,
+    serial: u64,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        lock(&self.session.running).remove(&self.id);
+        {
+            // A cancelled request's id may be running again by now: that
+            // request's entry stays.
+            let mut running = lock(&self.session.running);
+            if running.get(&self.id).is_some_and(|(serial, _)| *serial == self.serial) {
+                running.remove(&self.id);
+            }
+        }
         // Idle from the end of its last request, not from its start.
         self.session.touch();
     }
@@ -337,8 +349,12 @@ impl Drop for HeldBytes {
     }
 }
 
-/// How long a server-to-client request waits for its answer.
+/// How long a round of server-to-client requests waits for its answers.
 pub const ASK_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How many withdrawn asks a session remembers, for answers sent as they
+/// were withdrawn.
+const WITHDRAWN_KEPT: usize = 64;
 
 impl Session {
     /// A session for what an `initialize` negotiated.
@@ -356,6 +372,7 @@ impl Session {
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             pending: Mutex::default(),
+            withdrawn: Mutex::default(),
             running: Mutex::default(),
             stream: Mutex::default(),
             ended: crate::cancel::Cancellation::new(),
@@ -374,15 +391,17 @@ impl Session {
     /// a request with that id runs already (the client may not use an id
     /// twice at once: a cancellation could not tell them apart).
     pub(crate) fn running(self: &Arc<Self>, id: RequestId, cancel: crate::cancel::Cancellation) -> Option<Running> {
+        let serial = self.next_id.fetch_add(1, Ordering::Relaxed);
         match lock(&self.running).entry(id.clone()) {
             std::collections::hash_map::Entry::Occupied(_) => return None,
             std::collections::hash_map::Entry::Vacant(place) => {
-                place.insert(cancel);
+                place.insert((serial, cancel));
             }
         }
         Some(Running {
             session: self.clone(),
             id,
+            serial,
         })
     }
 
@@ -395,7 +414,7 @@ impl Session {
         if let Some(stream) = lock(&self.stream).take() {
             stream.cancel();
         }
-        for (_, request) in lock(&self.running).drain() {
+        for (_, (_, request)) in lock(&self.running).drain() {
             request.cancel();
         }
         *lock(&self.subscriptions) = Subscribed::default();
@@ -439,7 +458,7 @@ impl Session {
     /// Stops the client's running request `id`, if it runs.
     pub(crate) fn cancel_request(&self, id: &RequestId) -> bool {
         let cancel = lock(&self.running).remove(id);
-        cancel.map(|c| c.cancel()).is_some()
+        cancel.map(|(_, c)| c.cancel()).is_some()
     }
 
     /// Binds the session to the principal that opened it (the token's
@@ -541,10 +560,14 @@ impl Session {
     }
 
     /// Delivers a client's response to the server-to-client request it answers.
-    /// Returns whether a request was waiting for it.
+    /// Returns whether a request was waiting for it, or had just been
+    /// withdrawn (the answer crossed its `notifications/cancelled`).
     pub fn deliver(&self, response: jsonrpc::Response) -> bool {
         let Some(tx) = lock(&self.pending).remove(&response.id) else {
-            return false;
+            // Withdrawn as it was answered: taken, and dropped.
+            let mut withdrawn = lock(&self.withdrawn);
+            let late = withdrawn.iter().position(|id| *id == response.id);
+            return late.and_then(|at| withdrawn.remove(at)).is_some();
         };
         let answer = match response.outcome {
             Ok(result) => serde_json::from_str(result.get()).map_err(|_| Value::Null),
@@ -725,6 +748,15 @@ impl Drop for Registered<'_> {
             let mut pending = lock(&self.session.pending);
             self.ids.iter().filter(|id| pending.remove(*id).is_some()).collect()
         };
+        if !unanswered.is_empty() {
+            let mut withdrawn = lock(&self.session.withdrawn);
+            for id in &unanswered {
+                if withdrawn.len() >= WITHDRAWN_KEPT {
+                    withdrawn.pop_front();
+                }
+                withdrawn.push_back((*id).clone());
+            }
+        }
         for id in unanswered {
             let params = serde_json::json!({"requestId": id, "reason": "no longer needed: the call it was for ended"});
             let _ = self
@@ -878,6 +910,29 @@ mod tests {
         let first: Value = serde_json::from_slice(&first).unwrap();
         assert_eq!(withdrawn["method"], "notifications/cancelled", "{withdrawn}");
         assert_eq!(withdrawn["params"]["requestId"], first["id"], "{withdrawn}");
+        // An answer that crossed the withdrawal is taken (once), not refused.
+        let late = serde_json::to_vec(&first).unwrap();
+        assert!(s.deliver(response(&late, r#""result":{"roots":[]}"#)));
+        assert!(!s.deliver(response(&late, r#""result":{"roots":[]}"#)));
+    }
+
+    #[test]
+    fn a_cancelled_request_that_ends_late_leaves_its_ids_next_request_cancellable() {
+        let s = Arc::new(session());
+        let id = RequestId::Number(5);
+        let first = s.running(id.clone(), crate::cancel::Cancellation::new()).expect("free");
+        assert!(
+            s.running(id.clone(), crate::cancel::Cancellation::new()).is_none(),
+            "taken"
+        );
+        assert!(s.cancel_request(&id));
+        // The id is free once cancelled, before the first request's future ends.
+        let second_token = crate::cancel::Cancellation::new();
+        let second = s.running(id.clone(), second_token.clone()).expect("free again");
+        drop(first);
+        assert!(s.cancel_request(&id), "the second is still counted");
+        assert!(second_token.is_cancelled());
+        drop(second);
     }
 
     #[tokio::test]

@@ -25,13 +25,24 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
         match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
             Ok(Poll::Pending) => Poll::Pending,
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
-            Err(payload) => Poll::Ready(Err(panic_message(payload.as_ref()))),
+            Err(payload) => Poll::Ready(Err(message_of(payload))),
         }
     }
 }
 
+/// The text of a panic payload, and the payload dropped where a panic of
+/// its own `Drop` is caught too (and that one's payload forgotten): a
+/// caught panic never becomes a second one.
+pub(crate) fn message_of(payload: Box<dyn Any + Send>) -> String {
+    let message = panic_message(payload.as_ref());
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+        std::mem::forget(again);
+    }
+    message
+}
+
 /// The text of a panic payload.
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -49,12 +60,30 @@ where
 {
     match catch_unwind(AssertUnwindSafe(start)) {
         Ok(future) => CatchUnwind::new(future).await,
-        Err(payload) => Err(panic_message(payload.as_ref())),
+        Err(payload) => Err(message_of(payload)),
     }
 }
 
 /// Calls a synchronous callback (a completion function, say), catching a
 /// panic: the panic's message is the error.
 pub(crate) fn call_caught<R>(f: impl FnOnce() -> R) -> Result<R, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
+    catch_unwind(AssertUnwindSafe(f)).map_err(message_of)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A panic payload whose own `Drop` panics.
+    struct Bomb;
+
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("the payload's drop");
+        }
+    }
+
+    #[test]
+    fn a_payload_whose_drop_panics_is_caught_too() {
+        let caught = crate::panic::call_caught(|| std::panic::panic_any(Bomb));
+        assert_eq!(caught, Err("handler panicked".to_owned()));
+    }
 }

@@ -288,7 +288,7 @@ async fn run_holding(
     match joined {
         Ok(result) => complete(result),
         Err(e) => match e.try_into_panic() {
-            Ok(payload) => Err(panicked(name, &crate::panic::panic_message(&*payload))),
+            Ok(payload) => Err(panicked(name, &crate::panic::message_of(payload))),
             Err(_) => Err(McpError::internal(
                 "Internal error: the server stopped before the tool ran",
             )),

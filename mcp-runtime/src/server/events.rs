@@ -180,9 +180,8 @@ impl Server {
     /// logged and the others still run.
     pub fn start(&self) {
         for hook in self.inner.readiness.take_hooks() {
-            let run = std::panic::AssertUnwindSafe(|| hook(self));
-            if std::panic::catch_unwind(run).is_err() {
-                tracing::error!("an on_start hook panicked");
+            if let Err(message) = crate::panic::call_caught(|| hook(self)) {
+                tracing::error!("an on_start hook panicked: {message}");
             }
         }
     }

@@ -126,6 +126,14 @@ impl Drop for Entry {
     }
 }
 
+/// The answer to request `id` whose serving panicked with `message`
+/// (logged): -32603, [`PANICKED`](crate::dispatch::PANICKED).
+fn panicked(id: &RequestId, message: &str) -> Vec<u8> {
+    tracing::error!(%id, "serving the request panicked: {message}");
+    let error = crate::error::McpError::internal(crate::dispatch::PANICKED);
+    Reply::error(Some(id), &error).body
+}
+
 /// One peer's message stream.
 pub struct Connection {
     server: Server,
@@ -223,9 +231,7 @@ impl Connection {
         // reuse): a second one would take the first one's place here, and
         // the first could then never be cancelled or ended.
         if self.in_flight.table().contains_key(&id) {
-            let error = crate::error::McpError::invalid_request(format!(
-                "Invalid request: a request with id {id} is still in flight"
-            ));
+            let error = crate::error::McpError::id_in_flight(&id);
             let _ = self.outbound.send(Reply::error(Some(&id), &error).body);
             return;
         }
@@ -265,11 +271,7 @@ impl Connection {
             let serving = std::pin::pin!(crate::dispatch::handle_request(&server, &request, scope));
             let reply = match crate::panic::CatchUnwind::new(serving).await {
                 Ok(reply) => reply.body,
-                Err(message) => {
-                    tracing::error!(id = %entry.id, "serving the request panicked: {message}");
-                    let error = crate::error::McpError::internal(crate::dispatch::PANICKED);
-                    Reply::error(Some(&entry.id), &error).body
-                }
+                Err(message) => panicked(&entry.id, &message),
             };
             entry.answer(&outbound, reply, &task_cancel);
         });
@@ -283,9 +285,7 @@ impl Connection {
                 Ok(std::task::Poll::Ready(())) => return,
                 Ok(std::task::Poll::Pending) => {}
                 Err(message) => {
-                    tracing::error!(%id, "serving the request panicked: {message}");
-                    let error = crate::error::McpError::internal(crate::dispatch::PANICKED);
-                    let _ = self.outbound.send(Reply::error(Some(&id), &error).body);
+                    let _ = self.outbound.send(panicked(&id, &message));
                     return;
                 }
             }

@@ -96,6 +96,12 @@ impl McpError {
         Self::new(ErrorCode::INVALID_REQUEST, message)
     }
 
+    /// -32600 for a request whose id a request still in flight has (ids are
+    /// unique among those; a cancellation naming it could not tell them apart).
+    pub(crate) fn id_in_flight(id: impl std::fmt::Display) -> Self {
+        Self::invalid_request(format!("Invalid request: a request with id {id} is still in flight"))
+    }
+
     /// -32601: the method is unknown, removed, or not offered by this server.
     pub fn method_not_found(method: &str) -> Self {
         Self::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"))

@@ -579,10 +579,7 @@ impl McpService {
             // and is not answered then (its stream ends, or 202).
             Some(session) => {
                 let Some(running) = session.running(request.id.clone(), cancel.clone()) else {
-                    let error = crate::error::McpError::invalid_request(format!(
-                        "Invalid request: a request with id {} is still in flight",
-                        request.id
-                    ));
+                    let error = crate::error::McpError::id_in_flight(&request.id);
                     // A session's JSON-RPC errors go with 200 (see above).
                     let mut refused = Reply::error(Some(&request.id), &error);
                     refused.status = 200;
